@@ -1,0 +1,104 @@
+"""The read-only admin for auditors.
+
+Superusers see every enterprise; members whose org role is auditor see only
+their own. Nobody adds, changes, deletes or runs an action here: the admin is
+for looking, and that is enforced on the server (permissions return False and
+the views run in a tenant context whose RLS scopes every row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import admin
+from django.db import models
+from django.http import HttpRequest, HttpResponse
+
+from accounts import models as m
+from accounts.selectors.members import member_auditor_enterprise
+from accounts.tenancy import tenant_context
+
+
+class AuditorAdminSite(admin.AdminSite):
+    site_header = "Mnemos audit"
+    site_title = "Mnemos audit"
+    index_title = "Read-only view of your enterprise"
+
+    def has_permission(self, request: HttpRequest) -> bool:
+        user = request.user
+        if not (user.is_active and user.is_authenticated):
+            return False
+        return bool(user.is_superuser or member_auditor_enterprise(user_id=user.pk))
+
+    def admin_view(self, view: Callable[..., HttpResponse], cacheable: bool = False) -> Callable[..., HttpResponse]:
+        inner = super().admin_view(view, cacheable)
+
+        def tenant_admin_view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            user = request.user
+            if not user.is_authenticated or not self.has_permission(request):
+                return inner(request, *args, **kwargs)  # login redirect, no data
+            enterprise_id = None if user.is_superuser else member_auditor_enterprise(user_id=user.pk)
+            with tenant_context(
+                enterprise_id=enterprise_id,
+                all_tenants=bool(user.is_superuser),
+                session_key=request.session.session_key or "",
+                door="admin",
+            ):
+                response = inner(request, *args, **kwargs)
+                if hasattr(response, "render") and not getattr(response, "is_rendered", True):
+                    response.render()
+                return response
+
+        tenant_admin_view.tenant_door = True  # type: ignore[attr-defined]
+        return tenant_admin_view
+
+
+site = AuditorAdminSite(name="admin")
+
+
+class ReadOnlyAdmin(admin.ModelAdmin[Any]):
+    actions = None
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self.admin_site.has_permission(request)
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return self.admin_site.has_permission(request)
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        return {}
+
+
+def _register(model: type[models.Model], **options: Any) -> None:
+    site.register(model, type(f"{model.__name__}Admin", (ReadOnlyAdmin,), options))
+
+
+_register(m.Plan, list_display=["slug", "name", "max_memories_per_project", "tool_calls_per_minute_per_project"])
+_register(m.Enterprise, list_display=["slug", "name", "plan", "subscription_state", "created_at"], search_fields=["slug", "name"])
+_register(m.Team, list_display=["slug", "name", "enterprise"])
+_register(m.Role, list_display=["slug", "name", "enterprise"])
+_register(m.Project, list_display=["slug", "name", "team", "save_domain", "save_group", "enterprise"])
+_register(m.Workspace, list_display=["name", "project", "created_at", "deleted_at"])
+_register(m.Member, list_display=["user", "org_role", "is_active", "enterprise", "main_project", "main_paused"])
+_register(
+    m.AccessKey,
+    list_display=["prefix", "label", "member", "project", "workspace", "created_at", "expires_at", "revoked_at", "last_used_at"],
+    exclude=["digest"],
+)
+_register(
+    m.AuditEvent,
+    list_display=["created_at", "action", "door", "actor_member", "access_key", "target_type", "target_id", "request_id"],
+    list_filter=["action", "door"],
+    search_fields=["action", "target_id", "request_id"],
+)
+_register(m.JobRun, list_display=["name", "key", "state", "attempts", "created_at", "finished_at"])

@@ -1,0 +1,103 @@
+"""The REST door: every API view derives from ``TenantAPIView``.
+
+It authenticates the bearer access key, checks the view's scope, and runs the
+handler inside the key's tenant context (one transaction). Errors leave as
+``{"error", "code"}`` JSON with a fitting status, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, ClassVar
+
+from django.db import transaction
+from django.http import HttpRequest
+from rest_framework.exceptions import APIException
+from django.utils import timezone
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.errors import Forbidden, MnemosError
+from accounts.models import AccessKey
+from accounts.selectors.keys import access_key_identify, access_key_load, bearer_secret
+from accounts.tasks import access_key_touch_task, enqueue
+from accounts.tenancy import tenant_context
+
+logger = logging.getLogger(__name__)
+
+
+def scope_missing_message(scope: str) -> str:
+    return f"this access key lacks the '{scope}' scope"
+
+
+def check_scope(key: AccessKey, scope: str | None) -> None:
+    if scope and scope not in key.scopes and "admin" not in key.scopes:
+        raise Forbidden(scope_missing_message(scope), code="missing_scope", scope=scope)
+
+
+class TenantAPIView(APIView):
+    """Base of every REST view. Subclasses set ``required_scope`` and write ``handle_*``."""
+
+    tenant_door: ClassVar[bool] = True
+    required_scope: ClassVar[str | None] = None
+    authentication_classes: ClassVar[list[Any]] = []
+    permission_classes: ClassVar[list[Any]] = []
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Response:
+        # DRF's own dispatch runs inside the tenant context, so parsing, the handler
+        # and rendering all see one transaction.
+        self.args, self.kwargs = args, kwargs
+        drf_request = self.initialize_request(request, *args, **kwargs)
+        self.request = drf_request
+        self.headers = self.default_response_headers
+        try:
+            identity = access_key_identify(secret=bearer_secret(request.headers.get("Authorization")))
+            with tenant_context(
+                enterprise_id=identity.enterprise_id,
+                request_id=request.headers.get("X-Request-Id"),
+                door="rest",
+            ) as ctx:
+                key = access_key_load(key_id=identity.key_id)
+                ctx.access_key = key
+                ctx.member = key.member
+                check_scope(key, self.scope_for(drf_request))
+                enqueue(
+                    access_key_touch_task,
+                    enterprise_id=str(key.enterprise_id),
+                    key_id=str(key.pk),
+                    used_at=timezone.now().isoformat(),
+                )
+                self.access_key = key
+                response = super().dispatch(request, *args, **kwargs)
+                if hasattr(response, "render") and not getattr(response, "is_rendered", True):
+                    response.render()
+                return response
+        except MnemosError as exc:
+            return self.finalize_response(
+                drf_request, Response(exc.as_dict(), status=exc.http_status)
+            )
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        # Authentication happened in dispatch; keep DRF's content negotiation and throttles.
+        self.format_kwarg = self.get_format_suffix(**kwargs)
+        neg = self.perform_content_negotiation(request)
+        request.accepted_renderer, request.accepted_media_type = neg
+        self.check_throttles(request)
+
+    def scope_for(self, request: Request) -> str | None:
+        return self.required_scope
+
+    def handle_exception(self, exc: Exception) -> Response:
+        # Nothing is half-written: any error rolls the request's transaction back.
+        transaction.set_rollback(True)
+        if isinstance(exc, MnemosError):
+            return Response(exc.as_dict(), status=exc.http_status)
+        if isinstance(exc, APIException):
+            detail = exc.detail if isinstance(exc.detail, (dict, list)) else str(exc.detail)
+            body: dict[str, Any] = {"error": str(detail), "code": exc.get_codes() if isinstance(exc.get_codes(), str) else "invalid_input"}
+            if isinstance(detail, (dict, list)):
+                body["detail"] = detail
+            return Response(body, status=exc.status_code)
+        logger.exception("unhandled error in %s", type(self).__name__)
+        return Response({"error": "internal error", "code": "internal_error"}, status=500)

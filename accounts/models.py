@@ -1,0 +1,325 @@
+"""Enterprises, teams, projects, workspaces, members, roles, access keys, plans, audit.
+
+Vocabulary (docs/concepts.md): tenant = account = org = enterprise;
+department = team; folder = workspace.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, ClassVar
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from django.utils import timezone
+from guardian.managers import GroupObjectPermissionManager, UserObjectPermissionManager
+from guardian.models import GroupObjectPermissionBase, UserObjectPermissionBase
+
+from accounts.tenancy import (
+    KEY_DIGEST_SETTING,
+    USER_SETTING,
+    TenantManager,
+    TenantModel,
+)
+
+_SIGNED_IN_USER = f"NULLIF(current_setting('{USER_SETTING}', true), '')::integer"
+
+
+class Plan(models.Model):
+    """A platform-wide catalogue entry (not tenant-owned): the limits a subscription buys."""
+
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=100)
+    max_memories_per_project = models.PositiveIntegerField(default=10_000)
+    max_memories_per_workspace = models.PositiveIntegerField(default=10_000)
+    max_memories_per_enterprise = models.PositiveIntegerField(default=100_000)
+    tool_calls_per_minute_per_project = models.PositiveIntegerField(default=600)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SubscriptionState(models.TextChoices):
+    ACTIVE = "active", "Active"
+    NONE = "none", "No subscription"
+    GRACE = "grace", "Grace period (read-only)"
+    SUSPENDED = "suspended", "Suspended"
+
+
+class Enterprise(models.Model):
+    """The tenant. Its own row is visible only inside its context (or to its members)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=200)
+    plan = models.ForeignKey(Plan, on_delete=models.PROTECT, related_name="enterprises")
+    subscription_state = models.CharField(
+        max_length=16, choices=SubscriptionState.choices, default=SubscriptionState.ACTIVE
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    objects: ClassVar[Any] = TenantManager()
+    _tenant_field = "id"
+    # A signed-in user sees the enterprises it is a member of, to choose one.
+    rls_extra_condition = (
+        f"id IN (SELECT enterprise_id FROM accounts_member WHERE user_id = {_SIGNED_IN_USER})"
+    )
+
+    class Meta:
+        base_manager_name = "objects"
+
+    def __str__(self) -> str:
+        return self.slug
+
+    @property
+    def can_write(self) -> bool:
+        return self.subscription_state == SubscriptionState.ACTIVE
+
+    @property
+    def can_read(self) -> bool:
+        return self.subscription_state in (SubscriptionState.ACTIVE, SubscriptionState.GRACE)
+
+
+class Team(TenantModel):
+    """A department. Its django Group carries per-project permissions for its members."""
+
+    slug = models.SlugField()
+    name = models.CharField(max_length=200)
+    group = models.OneToOneField(Group, on_delete=models.PROTECT, related_name="team", editable=False)
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["enterprise", "slug"], name="team_slug_unique")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Role(TenantModel):
+    """A job role (reviewer, on-call...). The role memory layer is keyed on it."""
+
+    slug = models.SlugField()
+    name = models.CharField(max_length=200)
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["enterprise", "slug"], name="role_slug_unique")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Project(TenantModel):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    slug = models.SlugField()
+    name = models.CharField(max_length=200)
+    team = models.ForeignKey(Team, null=True, blank=True, on_delete=models.SET_NULL, related_name="projects")
+    save_domain = models.CharField(max_length=200, blank=True, default="")
+    save_group = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["enterprise", "slug"], name="project_slug_unique")]
+        permissions = [
+            ("write_project", "Can write memories in the project"),
+            ("manage_project", "Can manage the project"),
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class _TenantUserPermissionManager(TenantManager[Any], UserObjectPermissionManager):  # type: ignore[misc]
+    pass
+
+
+class _TenantTeamPermissionManager(TenantManager[Any], GroupObjectPermissionManager):  # type: ignore[misc]
+    pass
+
+
+class ProjectUserPermission(TenantModel, UserObjectPermissionBase):
+    """django-guardian object permission on a project, granted to a user (direct FK)."""
+
+    content_object = models.ForeignKey(Project, on_delete=models.CASCADE)
+    objects = _TenantUserPermissionManager()
+
+    class Meta(TenantModel.Meta, UserObjectPermissionBase.Meta):
+        abstract = False
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.enterprise_id = self.content_object.enterprise_id
+        super().save(*args, **kwargs)
+
+
+class ProjectTeamPermission(TenantModel, GroupObjectPermissionBase):
+    """django-guardian object permission on a project, granted to a team's group."""
+
+    content_object = models.ForeignKey(Project, on_delete=models.CASCADE)
+    objects = _TenantTeamPermissionManager()
+
+    class Meta(TenantModel.Meta, GroupObjectPermissionBase.Meta):
+        abstract = False
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.enterprise_id = self.content_object.enterprise_id
+        super().save(*args, **kwargs)
+
+
+class Workspace(TenantModel):
+    """A folder inside a project. A deleted workspace's name can never be reused there."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="workspaces")
+    name = models.CharField(max_length=200)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta(TenantModel.Meta):
+        # Deleted rows stay, so the constraint also keeps their names from coming back.
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="workspace_name_unique_in_project")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.deleted_at is not None
+
+
+class OrgRole(models.TextChoices):
+    OWNER = "owner", "Owner"
+    ADMIN = "admin", "Admin"
+    MEMBER = "member", "Member"
+    AUDITOR = "auditor", "Auditor"
+
+
+class Member(TenantModel):
+    """A user in an enterprise. A user may be a member of several enterprises."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    org_role = models.CharField(max_length=16, choices=OrgRole.choices, default=OrgRole.MEMBER)
+    is_active = models.BooleanField(default=True)
+    teams = models.ManyToManyField(Team, through="TeamMembership", related_name="members", blank=True)
+    roles = models.ManyToManyField(Role, through="RoleAssignment", related_name="members", blank=True)
+    # The account-wide Main target: where saves go when a connection is not folder-bound.
+    main_project = models.ForeignKey(
+        Project, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    main_paused = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    # A signed-in user sees its own memberships before an enterprise is chosen.
+    rls_extra_condition = f"user_id = {_SIGNED_IN_USER}"
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["enterprise", "user"], name="member_unique_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.enterprise_id}"
+
+    @property
+    def may_write(self) -> bool:
+        return self.is_active and self.org_role != OrgRole.AUDITOR
+
+    @property
+    def is_admin(self) -> bool:
+        return self.is_active and self.org_role in (OrgRole.OWNER, OrgRole.ADMIN)
+
+
+class TeamMembership(TenantModel):
+    member = models.ForeignKey(Member, on_delete=models.CASCADE)
+    team = models.ForeignKey(Team, on_delete=models.CASCADE)
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["member", "team"], name="team_membership_unique")]
+
+
+class RoleAssignment(TenantModel):
+    member = models.ForeignKey(Member, on_delete=models.CASCADE)
+    role = models.ForeignKey(Role, on_delete=models.CASCADE)
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["member", "role"], name="role_assignment_unique")]
+
+
+class Scope(models.TextChoices):
+    MEMORY_READ = "memory:read"
+    MEMORY_WRITE = "memory:write"
+    TASKS_READ = "tasks:read"
+    TASKS_WRITE = "tasks:write"
+    PARTNERS_READ = "partners:read"
+    ADMIN = "admin"
+
+
+ALL_SCOPES: tuple[str, ...] = tuple(Scope.values)
+
+
+class AccessKey(TenantModel):
+    """An agent's connection: a member's key for one project, maybe bound to one workspace.
+
+    Only a SHA-256 digest of the secret is stored; the secret is shown once.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    member = models.ForeignKey(Member, on_delete=models.CASCADE, related_name="access_keys")
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="access_keys")
+    workspace = models.ForeignKey(
+        Workspace, null=True, blank=True, on_delete=models.CASCADE, related_name="access_keys"
+    )
+    label = models.CharField(max_length=200, blank=True, default="")
+    scopes = ArrayField(models.CharField(max_length=32, choices=Scope.choices), default=list)
+    # Empty means every toolset.
+    toolsets = ArrayField(models.CharField(max_length=32), default=list, blank=True)
+    prefix = models.CharField(max_length=16, editable=False)
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    # The key door sees exactly the key whose secret it was handed.
+    rls_extra_condition = f"digest = NULLIF(current_setting('{KEY_DIGEST_SETTING}', true), '')"
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.label or 'key'})"
+
+
+class AuditEvent(TenantModel):
+    """Append-only: the application role holds INSERT and SELECT on it, nothing more."""
+
+    id = models.BigAutoField(primary_key=True)
+    actor_member = models.ForeignKey(Member, null=True, blank=True, on_delete=models.DO_NOTHING, related_name="+", db_constraint=False)
+    access_key = models.ForeignKey(AccessKey, null=True, blank=True, on_delete=models.DO_NOTHING, related_name="+", db_constraint=False)
+    session_key = models.CharField(max_length=64, blank=True, default="")
+    door = models.CharField(max_length=32, blank=True, default="")
+    action = models.CharField(max_length=100)
+    target_type = models.CharField(max_length=100, blank=True, default="")
+    target_id = models.CharField(max_length=100, blank=True, default="")
+    request_id = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
+    details = models.JSONField(default=dict, blank=True)
+
+    class Meta(TenantModel.Meta):
+        indexes = [models.Index(fields=["enterprise", "-created_at"], name="audit_enterprise_time")]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.action}"
+
+
+class JobRun(TenantModel):
+    """One run of a background job, keyed for idempotency: a repeat finds it done."""
+
+    id = models.BigAutoField(primary_key=True)
+    name = models.CharField(max_length=100)
+    key = models.CharField(max_length=200)
+    state = models.CharField(max_length=16, default="done")
+    attempts = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(default=dict, blank=True)
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["enterprise", "name", "key"], name="jobrun_unique_key")]
+

@@ -1,0 +1,206 @@
+"""The tenancy machinery: one context, one manager, one set of RLS policies.
+
+A tenant context names the enterprise every query runs for. It is entered only
+in the four doors (REST base view, tool dispatcher, console view decorator,
+Celery base task) through :func:`tenant_context`, which opens a transaction and
+sets ``app.enterprise_id`` transaction-locally, so PostgreSQL's row-level
+security filters every statement even where the ORM filter were forgotten.
+
+``TenantManager`` refuses to build a query without a context, and filters by
+the context's enterprise: the application filter and RLS agree.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from django.db import connection, models, transaction
+
+if TYPE_CHECKING:
+    from accounts.models import AccessKey, Member
+
+# Transaction-local settings read by the RLS policies.
+ENTERPRISE_SETTING = "app.enterprise_id"
+USER_SETTING = "app.user_id"
+KEY_DIGEST_SETTING = "app.access_key_digest"
+ALL_TENANTS_SETTING = "app.all_tenants"
+
+
+class TenantContextMissing(RuntimeError):
+    """A tenant-owned table was queried outside every door."""
+
+
+@dataclass
+class TenantContext:
+    enterprise_id: uuid.UUID | None
+    member: Member | None = None
+    access_key: AccessKey | None = None
+    session_key: str = ""
+    request_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    door: str = ""
+    # Only the auditors' admin door sets this, and only for Django superusers.
+    all_tenants: bool = False
+
+
+_current: contextvars.ContextVar[TenantContext | None] = contextvars.ContextVar(
+    "mnemos_tenant", default=None
+)
+
+
+def current_tenant() -> TenantContext:
+    ctx = _current.get()
+    if ctx is None:
+        raise TenantContextMissing(
+            "No tenant context: tenant-owned data is reachable only through a door "
+            "(REST view, tool dispatcher, console view, Celery task)."
+        )
+    return ctx
+
+
+def current_tenant_or_none() -> TenantContext | None:
+    return _current.get()
+
+
+def _set_local(name: str, value: str) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config(%s, %s, true)", [name, value])
+
+
+@contextmanager
+def tenant_context(
+    *,
+    enterprise_id: uuid.UUID | str | None,
+    member: Member | None = None,
+    access_key: AccessKey | None = None,
+    session_key: str = "",
+    request_id: str | None = None,
+    door: str,
+    all_tenants: bool = False,
+) -> Iterator[TenantContext]:
+    """Run the block in one transaction, for one enterprise (the only way in)."""
+    ctx = TenantContext(
+        enterprise_id=uuid.UUID(str(enterprise_id)) if enterprise_id else None,
+        member=member,
+        access_key=access_key,
+        session_key=session_key,
+        request_id=request_id or uuid.uuid4().hex,
+        door=door,
+        all_tenants=all_tenants,
+    )
+    outer = _current.get()
+    token = _current.set(ctx)
+    try:
+        with transaction.atomic():
+            _apply(ctx)
+            try:
+                yield ctx
+            finally:
+                # set_config(..., true) lasts to the end of the outermost transaction,
+                # not of a savepoint: a nested context hands the outer one back.
+                if outer is not None and not transaction.get_rollback():
+                    _apply(outer)
+    finally:
+        _current.reset(token)
+
+
+def _apply(ctx: TenantContext) -> None:
+    _set_local(ENTERPRISE_SETTING, str(ctx.enterprise_id) if ctx.enterprise_id else "")
+    _set_local(ALL_TENANTS_SETTING, "on" if ctx.all_tenants else "")
+
+
+@contextmanager
+def identity_lookup(*, user_id: int | None = None, key_digest: str | None = None) -> Iterator[None]:
+    """Before a tenant is known: see only the rows this identity proves.
+
+    The sign-in door sees the signed-in user's own memberships (to pick an
+    enterprise); the key door sees only the access key whose digest it holds.
+    Nothing else of any tenant is visible.
+    """
+    with transaction.atomic():
+        if user_id is not None:
+            _set_local(USER_SETTING, str(user_id))
+        if key_digest is not None:
+            _set_local(KEY_DIGEST_SETTING, key_digest)
+        token = _current.set(TenantContext(enterprise_id=None, door="identity"))
+        try:
+            yield
+        finally:
+            _current.reset(token)
+            _set_local(USER_SETTING, "")
+            _set_local(KEY_DIGEST_SETTING, "")
+
+
+_M = TypeVar("_M", bound=models.Model)
+
+
+class TenantQuerySet(models.QuerySet[_M]):
+    pass
+
+
+class TenantManager(models.Manager[_M]):
+    """Refuses to query without a tenant context; filters by its enterprise."""
+
+    def get_queryset(self) -> TenantQuerySet[_M]:
+        ctx = current_tenant()
+        qs: TenantQuerySet[_M] = TenantQuerySet(self.model, using=self._db)
+        if ctx.all_tenants or ctx.enterprise_id is None:
+            # Identity lookups and the superuser admin rely on RLS alone.
+            return qs
+        return qs.filter(**{self.model._tenant_field: ctx.enterprise_id})  # type: ignore[attr-defined]
+
+
+class TenantModel(models.Model):
+    """Base of every tenant-owned model: carries ``enterprise`` and is RLS-guarded."""
+
+    enterprise = models.ForeignKey(
+        "accounts.Enterprise", on_delete=models.CASCADE, related_name="+", editable=False
+    )
+
+    objects: Any = TenantManager()
+    _tenant_field = "enterprise_id"
+    # Extra RLS conditions (OR'ed) a table may need for a pre-tenant identity lookup.
+    rls_extra_condition: str = ""
+
+    class Meta:
+        abstract = True
+        base_manager_name = "objects"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        ctx = current_tenant()
+        if not self.enterprise_id and ctx.enterprise_id is not None:  # type: ignore[has-type]
+            self.enterprise_id = ctx.enterprise_id
+        super().save(*args, **kwargs)
+
+
+def tenant_models() -> list[type[models.Model]]:
+    from django.apps import apps
+
+    return [
+        m
+        for m in apps.get_models()
+        if hasattr(m, "_tenant_field") and not m._meta.proxy and m._meta.managed
+    ]
+
+
+def rls_policy_sql(model: type[models.Model]) -> list[str]:
+    """The statements that force RLS on one tenant table (idempotent)."""
+    table = model._meta.db_table
+    column = model._meta.get_field(model._tenant_field).column  # type: ignore[attr-defined]
+    tenant = f"{column} = NULLIF(current_setting('{ENTERPRISE_SETTING}', true), '')::uuid"
+    all_tenants = f"current_setting('{ALL_TENANTS_SETTING}', true) = 'on'"
+    extra = getattr(model, "rls_extra_condition", "")
+    using = f"({tenant}) OR ({all_tenants})" + (f" OR ({extra})" if extra else "")
+    # Writes are only ever for the tenant in context (never through the extras).
+    check = f"({tenant}) OR ({all_tenants})"
+    return [
+        f'ALTER TABLE "{table}" ENABLE ROW LEVEL SECURITY',
+        f'ALTER TABLE "{table}" FORCE ROW LEVEL SECURITY',
+        f'DROP POLICY IF EXISTS tenant_isolation ON "{table}"',
+        f'CREATE POLICY tenant_isolation ON "{table}" USING ({using}) WITH CHECK ({check})',
+    ]
+

@@ -1,0 +1,17 @@
+"""Test settings: a throwaway embedded cluster per test session (unless DATABASE_URL)."""
+
+from __future__ import annotations
+
+import os
+
+import tempfile
+
+os.environ.setdefault("MNEMOS_THROWAWAY_DB", "1")
+# Without a broker URL the worker tests use a private filesystem broker.
+os.environ.setdefault("MNEMOS_BROKER_DIR", tempfile.mkdtemp(prefix="mnemos-broker-"))
+# Children of the test process (worker, web server) read the same settings.
+os.environ.setdefault("MNEMOS_CELERY_QUEUE", "mnemos-test")
+
+from config.settings import *  # noqa: E402,F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -1,0 +1,15 @@
+from __future__ import annotations
+
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from accounts.admin import site as admin_site
+from accounts.views import healthz
+
+urlpatterns = [
+    path("healthz", healthz, name="healthz"),
+    path("admin/", admin_site.urls),
+    path("v1/", include(("accounts.api.v1.urls", "accounts"), namespace="v1-accounts")),
+    path("v1/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+]

@@ -1,0 +1,1 @@
+"""Memory records arrive with the write path (issue 4)."""

@@ -1,0 +1,1 @@
+"""Partner links arrive with issue 7."""

@@ -1,0 +1,109 @@
+"""Test fixtures: the real embedded Postgres, RLS live, named people.
+
+The session's cluster is throwaway (config.settings_test). The database is
+made by the same bootstrap and migrations as production, migrations run as
+the owner role, and every test connects as the application role.
+
+alice: admin of enterprise A. bob: read-only (auditor) member of A and admin
+of B. charlie: a user with no membership anywhere.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+
+from accounts.bootstrap import bootstrap_database
+from accounts.models import AccessKey, Enterprise, Member, OrgRole, Project, Team
+from accounts.services.enterprises import enterprise_create, member_add, project_create, team_create
+from accounts.services.keys import access_key_create
+from accounts.tenancy import tenant_context
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_blocker: Any) -> None:
+    with django_db_blocker.unblock():
+        bootstrap_database()
+        call_command("migrate", verbosity=0)
+
+
+@dataclass
+class Tenant:
+    enterprise: Enterprise
+    team: Team
+    project: Project
+    other_project: Project
+
+
+@dataclass
+class Person:
+    user: User
+    password: str
+    members: dict[str, Member]
+    keys: dict[str, tuple[AccessKey, str]]
+
+
+def build_tenant(slug: str) -> Tenant:
+    with tenant_context(enterprise_id=None, all_tenants=True, door="test"):
+        enterprise = enterprise_create(slug=slug, name=f"Enterprise {slug}")
+        with tenant_context(enterprise_id=enterprise.pk, door="test"):
+            team = team_create(enterprise=enterprise, slug="platform", name="Platform")
+            project = project_create(enterprise=enterprise, slug="alpha", name="Alpha", team=team)
+            other = project_create(enterprise=enterprise, slug="beta", name="Beta")
+    return Tenant(enterprise=enterprise, team=team, project=project, other_project=other)
+
+
+def add_person(username: str, memberships: list[tuple[Tenant, str]]) -> Person:
+    password = f"pw-{uuid.uuid4().hex}"
+    user = User.objects.create_user(username=username, email=f"{username}@example.com", password=password)
+    person = Person(user=user, password=password, members={}, keys={})
+    for tenant, role in memberships:
+        with tenant_context(enterprise_id=tenant.enterprise.pk, door="test"):
+            member = member_add(
+                enterprise=tenant.enterprise,
+                user=user,
+                org_role=role,
+                teams=[tenant.team],
+                main_project=tenant.project,
+            )
+            person.members[tenant.enterprise.slug] = member
+            person.keys[tenant.enterprise.slug] = access_key_create(
+                member=member, project=tenant.project, label=f"{username} key"
+            )
+    return person
+
+
+@dataclass
+class World:
+    a: Tenant
+    b: Tenant
+    alice: Person
+    bob: Person
+    charlie: Person
+
+
+def build_world(suffix: str = "") -> World:
+    a = build_tenant(f"acme{suffix}")
+    b = build_tenant(f"globex{suffix}")
+    alice = add_person(f"alice{suffix}", [(a, OrgRole.ADMIN)])
+    bob = add_person(f"bob{suffix}", [(a, OrgRole.AUDITOR), (b, OrgRole.ADMIN)])
+    charlie = add_person(f"charlie{suffix}", [])
+    return World(a=a, b=b, alice=alice, bob=bob, charlie=charlie)
+
+
+@pytest.fixture
+def world(db: Any) -> World:
+    return build_world()
+
+
+@pytest.fixture(scope="session")
+def committed_world(django_db_setup: Any, django_db_blocker: Any) -> Iterator[World]:
+    """A world committed for real, for tests whose other processes must see it."""
+    with django_db_blocker.unblock():
+        yield build_world(suffix=f"-{uuid.uuid4().hex[:6]}")
