@@ -101,11 +101,14 @@ def tenant_context(
                 yield ctx
             finally:
                 # set_config(..., true) lasts to the end of the outermost transaction,
-                # not of a savepoint: a nested context hands the outer one back.
-                if outer is not None and not transaction.get_rollback():
-                    _apply(outer)
+                # not of a savepoint: hand the outer context (or none) back.
+                if not transaction.get_rollback():
+                    _apply(outer or _NO_TENANT)
     finally:
         _current.reset(token)
+
+
+_NO_TENANT = TenantContext(enterprise_id=None)
 
 
 def _apply(ctx: TenantContext) -> None:

@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.api.v1.base import TenantAPIView
-from accounts.selectors.audit import audit_events_list
+from accounts.selectors.audit import audit_event_get, audit_events_list
 
 
 class WhoAmISerializer(serializers.Serializer[Any]):
@@ -73,3 +73,13 @@ class AuditEventListView(TenantAPIView):
             limit = 100
         events = audit_events_list(action=request.query_params.get("action"), limit=limit)
         return Response(AuditEventSerializer(events, many=True).data)
+
+
+class AuditEventDetailView(TenantAPIView):
+    """One audit event; another enterprise's event is simply not found."""
+
+    required_scope = "admin"
+
+    @extend_schema(responses=AuditEventSerializer, summary="One audit event")
+    def get(self, request: Request, event_id: int) -> Response:
+        return Response(AuditEventSerializer(audit_event_get(event_id=event_id)).data)
