@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django import forms
 from django.contrib import admin
+from django.contrib.auth.forms import AuthenticationForm
 from django.db import models
 from django.http import HttpRequest, HttpResponse
 
@@ -20,7 +22,22 @@ from accounts.selectors.members import member_auditor_enterprise
 from accounts.tenancy import tenant_context
 
 
+class AuditorLoginForm(AuthenticationForm):
+    """Admin sign-in for superusers and auditors (who are not Django staff)."""
+
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "not_auditor": "This sign-in is for auditors: your membership has no auditor role.",
+    }
+
+    def confirm_login_allowed(self, user: Any) -> None:
+        super().confirm_login_allowed(user)
+        if not (user.is_superuser or member_auditor_enterprise(user_id=user.pk)):
+            raise forms.ValidationError(self.error_messages["not_auditor"], code="not_auditor")
+
+
 class AuditorAdminSite(admin.AdminSite):
+    login_form = AuditorLoginForm
     site_header = "Mnemos audit"
     site_title = "Mnemos audit"
     index_title = "Read-only view of your enterprise"

@@ -102,3 +102,11 @@ def test_auditor_can_sign_in_with_a_password(client, world):
     )
     assert response.status_code == 302 and response.url == "/admin/"
     assert client.get("/admin/").status_code == 200
+
+
+def test_a_non_auditor_cannot_sign_in(client, world):
+    response = client.post(
+        "/admin/login/", {"username": world.alice.user.username, "password": world.alice.password}
+    )
+    assert response.status_code == 200
+    assert "This sign-in is for auditors" in response.content.decode()
