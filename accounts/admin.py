@@ -48,7 +48,9 @@ class AuditorAdminSite(admin.AdminSite):
             return False
         return bool(user.is_superuser or member_auditor_enterprise(user_id=user.pk))
 
-    def admin_view(self, view: Callable[..., HttpResponse], cacheable: bool = False) -> Callable[..., HttpResponse]:
+    def admin_view(  # type: ignore[override]
+        self, view: Callable[..., HttpResponse], cacheable: bool = False
+    ) -> Callable[..., HttpResponse]:
         inner = super().admin_view(view, cacheable)
 
         def tenant_admin_view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
@@ -100,21 +102,48 @@ def _register(model: type[models.Model], **options: Any) -> None:
     site.register(model, type(f"{model.__name__}Admin", (ReadOnlyAdmin,), options))
 
 
-_register(m.Plan, list_display=["slug", "name", "max_memories_per_project", "tool_calls_per_minute_per_project"])
-_register(m.Enterprise, list_display=["slug", "name", "plan", "subscription_state", "created_at"], search_fields=["slug", "name"])
+_register(
+    m.Plan, list_display=["slug", "name", "max_memories_per_project", "tool_calls_per_minute_per_project"]
+)
+_register(
+    m.Enterprise,
+    list_display=["slug", "name", "plan", "subscription_state", "created_at"],
+    search_fields=["slug", "name"],
+)
 _register(m.Team, list_display=["slug", "name", "enterprise"])
 _register(m.Role, list_display=["slug", "name", "enterprise"])
 _register(m.Project, list_display=["slug", "name", "team", "save_domain", "save_group", "enterprise"])
 _register(m.Workspace, list_display=["name", "project", "created_at", "deleted_at"])
-_register(m.Member, list_display=["user", "org_role", "is_active", "enterprise", "main_project", "main_paused"])
+_register(
+    m.Member, list_display=["user", "org_role", "is_active", "enterprise", "main_project", "main_paused"]
+)
 _register(
     m.AccessKey,
-    list_display=["prefix", "label", "member", "project", "workspace", "created_at", "expires_at", "revoked_at", "last_used_at"],
+    list_display=[
+        "prefix",
+        "label",
+        "member",
+        "project",
+        "workspace",
+        "created_at",
+        "expires_at",
+        "revoked_at",
+        "last_used_at",
+    ],
     exclude=["digest"],
 )
 _register(
     m.AuditEvent,
-    list_display=["created_at", "action", "door", "actor_member", "access_key", "target_type", "target_id", "request_id"],
+    list_display=[
+        "created_at",
+        "action",
+        "door",
+        "actor_member",
+        "access_key",
+        "target_type",
+        "target_id",
+        "request_id",
+    ],
     list_filter=["action", "door"],
     search_fields=["action", "target_id", "request_id"],
 )

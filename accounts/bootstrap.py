@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
-from psycopg import sql
 from django.conf import settings
+from psycopg import sql
 
 from accounts.dbserver import MISSING_VECTOR, OWNER_ROLE, superuser_settings
 

@@ -75,14 +75,16 @@ def _options() -> dict[str, Any]:
     return {"connect_timeout": 10}
 
 
-def database_settings() -> dict[str, dict[str, Any]]:
+def database_settings() -> dict[str, Any]:
     """DATABASES for Django: ``default`` is the app role, ``owner`` runs migrations."""
+    owner: dict[str, Any]
+    app: dict[str, Any]
     owner_url = os.environ.get("DATABASE_URL", "").strip()
     if owner_url:
-        owner = dj_database_url.parse(owner_url, conn_max_age=0)
+        owner = dict(dj_database_url.parse(owner_url, conn_max_age=0))
         app_url = os.environ.get("DATABASE_APP_URL", "").strip()
         if app_url:
-            app = dj_database_url.parse(app_url, conn_max_age=0)
+            app = dict(dj_database_url.parse(app_url, conn_max_age=0))
         else:
             app = dict(owner)
             app["USER"] = APP_ROLE
@@ -101,7 +103,7 @@ def database_settings() -> dict[str, dict[str, Any]]:
             os.environ["MNEMOS_PGDATA"] = pgdata_env
         pgdata = Path(pgdata_env) if pgdata_env else DEFAULT_PGDATA
         server = _embedded_server(pgdata, throwaway=throwaway)
-        base = {
+        base: dict[str, Any] = {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": DATABASE_NAME,
             "HOST": server.host,

@@ -39,7 +39,11 @@ def check_worker() -> dict[str, Any]:
         return {"ok": False, "detail": type(exc).__name__}
     if not replies:
         return {"ok": False, "detail": "no worker answered"}
-    return {"ok": True, "detail": f"{len(replies)} worker(s)", "workers": sorted(k for r in replies for k in r)}
+    return {
+        "ok": True,
+        "detail": f"{len(replies)} worker(s)",
+        "workers": sorted(k for r in replies for k in r),
+    }
 
 
 def health_report() -> tuple[bool, dict[str, Any]]:

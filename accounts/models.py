@@ -141,7 +141,7 @@ class ProjectUserPermission(TenantModel, UserObjectPermissionBase):
     """django-guardian object permission on a project, granted to a user (direct FK)."""
 
     content_object = models.ForeignKey(Project, on_delete=models.CASCADE)
-    objects = _TenantUserPermissionManager()
+    objects = _TenantUserPermissionManager()  # type: ignore[misc]
 
     class Meta(TenantModel.Meta, UserObjectPermissionBase.Meta):
         abstract = False
@@ -155,7 +155,7 @@ class ProjectTeamPermission(TenantModel, GroupObjectPermissionBase):
     """django-guardian object permission on a project, granted to a team's group."""
 
     content_object = models.ForeignKey(Project, on_delete=models.CASCADE)
-    objects = _TenantTeamPermissionManager()
+    objects = _TenantTeamPermissionManager()  # type: ignore[misc]
 
     class Meta(TenantModel.Meta, GroupObjectPermissionBase.Meta):
         abstract = False
@@ -290,8 +290,12 @@ class AuditEvent(TenantModel):
     """Append-only: the application role holds INSERT and SELECT on it, nothing more."""
 
     id = models.BigAutoField(primary_key=True)
-    actor_member = models.ForeignKey(Member, null=True, blank=True, on_delete=models.DO_NOTHING, related_name="+", db_constraint=False)
-    access_key = models.ForeignKey(AccessKey, null=True, blank=True, on_delete=models.DO_NOTHING, related_name="+", db_constraint=False)
+    actor_member = models.ForeignKey(
+        Member, null=True, blank=True, on_delete=models.DO_NOTHING, related_name="+", db_constraint=False
+    )
+    access_key = models.ForeignKey(
+        AccessKey, null=True, blank=True, on_delete=models.DO_NOTHING, related_name="+", db_constraint=False
+    )
     session_key = models.CharField(max_length=64, blank=True, default="")
     door = models.CharField(max_length=32, blank=True, default="")
     action = models.CharField(max_length=100)
@@ -321,5 +325,6 @@ class JobRun(TenantModel):
     result = models.JSONField(default=dict, blank=True)
 
     class Meta(TenantModel.Meta):
-        constraints = [models.UniqueConstraint(fields=["enterprise", "name", "key"], name="jobrun_unique_key")]
-
+        constraints = [
+            models.UniqueConstraint(fields=["enterprise", "name", "key"], name="jobrun_unique_key")
+        ]

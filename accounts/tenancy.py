@@ -47,9 +47,7 @@ class TenantContext:
     all_tenants: bool = False
 
 
-_current: contextvars.ContextVar[TenantContext | None] = contextvars.ContextVar(
-    "mnemos_tenant", default=None
-)
+_current: contextvars.ContextVar[TenantContext | None] = contextvars.ContextVar("mnemos_tenant", default=None)
 
 
 def current_tenant() -> TenantContext:
@@ -184,16 +182,14 @@ def tenant_models() -> list[type[models.Model]]:
     from django.apps import apps
 
     return [
-        m
-        for m in apps.get_models()
-        if hasattr(m, "_tenant_field") and not m._meta.proxy and m._meta.managed
+        m for m in apps.get_models() if hasattr(m, "_tenant_field") and not m._meta.proxy and m._meta.managed
     ]
 
 
 def rls_policy_sql(model: type[models.Model]) -> list[str]:
     """The statements that force RLS on one tenant table (idempotent)."""
     table = model._meta.db_table
-    column = model._meta.get_field(model._tenant_field).column  # type: ignore[attr-defined]
+    column = model._meta.get_field(model._tenant_field).column  # type: ignore[attr-defined,union-attr]
     tenant = f"{column} = NULLIF(current_setting('{ENTERPRISE_SETTING}', true), '')::uuid"
     all_tenants = f"current_setting('{ALL_TENANTS_SETTING}', true) = 'on'"
     extra = getattr(model, "rls_extra_condition", "")
@@ -206,4 +202,3 @@ def rls_policy_sql(model: type[models.Model]) -> list[str]:
         f'DROP POLICY IF EXISTS tenant_isolation ON "{table}"',
         f'CREATE POLICY tenant_isolation ON "{table}" USING ({using}) WITH CHECK ({check})',
     ]
-

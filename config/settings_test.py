@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-
 import tempfile
 
 os.environ.setdefault("MNEMOS_THROWAWAY_DB", "1")
@@ -12,6 +11,6 @@ os.environ.setdefault("MNEMOS_BROKER_DIR", tempfile.mkdtemp(prefix="mnemos-broke
 # Children of the test process (worker, web server) read the same settings.
 os.environ.setdefault("MNEMOS_CELERY_QUEUE", "mnemos-test")
 
-from config.settings import *  # noqa: E402,F403
+from config.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -18,7 +18,7 @@ SESSION_ENTERPRISE = "mnemos_enterprise_id"
 
 def chosen_membership(request: HttpRequest) -> dict[str, Any] | None:
     """The membership the session chose, else the user's first active one."""
-    rows = member_enterprises(user_id=request.user.pk)
+    rows = member_enterprises(user_id=int(request.user.pk or 0))
     wanted = request.session.get(SESSION_ENTERPRISE)
     for row in rows:
         if str(row["enterprise_id"]) == wanted:

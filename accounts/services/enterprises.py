@@ -54,9 +54,7 @@ def enterprise_set_subscription(*, enterprise: Enterprise, state: str) -> Enterp
     previous = enterprise.subscription_state
     enterprise.subscription_state = state
     enterprise.save(update_fields=["subscription_state"])
-    audit_record(
-        action="enterprise.subscription", target=enterprise, details={"from": previous, "to": state}
-    )
+    audit_record(action="enterprise.subscription", target=enterprise, details={"from": previous, "to": state})
     return enterprise
 
 
@@ -119,9 +117,7 @@ def member_add(
         user.groups.add(team.group)
     for role in roles:
         RoleAssignment.objects.create(enterprise=enterprise, member=member, role=role)
-    audit_record(
-        action="member.add", target=member, details={"user": user.username, "org_role": org_role}
-    )
+    audit_record(action="member.add", target=member, details={"user": user.username, "org_role": org_role})
     return member
 
 

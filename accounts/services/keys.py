@@ -61,9 +61,7 @@ def access_key_create(
     """Returns the key and its secret; the secret is not stored and cannot be shown again."""
     if project.enterprise_id != member.enterprise_id:
         raise InvalidInput("the project is not in the member's enterprise", code="project_not_found")
-    workspace = (
-        workspace_get_or_create(project=project, name=workspace_name) if workspace_name else None
-    )
+    workspace = workspace_get_or_create(project=project, name=workspace_name) if workspace_name else None
     prefix = secrets.token_hex(4)
     secret = f"{KEY_PREFIX}{prefix}_{secrets.token_urlsafe(32)}"
     key = AccessKey.objects.create(
@@ -103,8 +101,6 @@ def access_key_revoke(*, key: AccessKey) -> AccessKey:
 def access_key_touch(*, key_id: str, used_at: datetime) -> bool:
     """Record the latest use; a repeat or an older time changes nothing."""
     updated = (
-        AccessKey.objects.filter(pk=key_id)
-        .exclude(last_used_at__gte=used_at)
-        .update(last_used_at=used_at)
+        AccessKey.objects.filter(pk=key_id).exclude(last_used_at__gte=used_at).update(last_used_at=used_at)
     )
     return bool(updated)

@@ -28,9 +28,7 @@ def workspace_get_or_create(*, project: Project, name: str) -> Workspace:
             # Another writer created it first: use theirs.
             workspace = Workspace.objects.get(project=project, name=name)
     if workspace.is_deleted:
-        raise InvalidInput(
-            f"workspace '{name}' was deleted and cannot be reused", code="workspace_deleted"
-        )
+        raise InvalidInput(f"workspace '{name}' was deleted and cannot be reused", code="workspace_deleted")
     return workspace
 
 

@@ -37,7 +37,11 @@ def test_a_valid_key_is_its_member_in_its_enterprise(client, world):
     "header, code, text",
     [
         ({}, "missing_key", "missing access key: send it as 'Authorization: Bearer <key>'"),
-        ({"HTTP_AUTHORIZATION": "Basic abc"}, "missing_key", "missing access key: send it as 'Authorization: Bearer <key>'"),
+        (
+            {"HTTP_AUTHORIZATION": "Basic abc"},
+            "missing_key",
+            "missing access key: send it as 'Authorization: Bearer <key>'",
+        ),
         ({"HTTP_AUTHORIZATION": "Bearer mnm_00000000_not-a-key"}, "invalid_key", "invalid access key"),
     ],
 )
@@ -138,23 +142,40 @@ def test_accesskey_command_prints_the_key_alone_on_its_last_line(world):
     secret = out.getvalue().strip().splitlines()[-1]
     assert secret.startswith("mnm_") and " " not in secret
     with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
-        key = AccessKey.objects.select_related("project", "member__user").get(digest=access_key_digest(secret))
+        key = AccessKey.objects.select_related("project", "member__user").get(
+            digest=access_key_digest(secret)
+        )
     # Defaults: the enterprise's first project, all scopes, the first owner or admin.
     assert key.project.slug == "alpha"
-    assert sorted(key.scopes) == sorted(["memory:read", "memory:write", "tasks:read", "tasks:write", "partners:read", "admin"])
+    assert sorted(key.scopes) == sorted(
+        ["memory:read", "memory:write", "tasks:read", "tasks:write", "partners:read", "admin"]
+    )
     assert key.member.user == world.alice.user
 
 
 def test_accesskey_command_with_options(world):
     out = io.StringIO()
     call_command(
-        "accesskey", "create", "--enterprise", world.a.enterprise.slug, "--project", "beta",
-        "--scopes", "memory:read,tasks:read", "--workspace", "inbox", stdout=out,
+        "accesskey",
+        "create",
+        "--enterprise",
+        world.a.enterprise.slug,
+        "--project",
+        "beta",
+        "--scopes",
+        "memory:read,tasks:read",
+        "--workspace",
+        "inbox",
+        stdout=out,
     )
     secret = out.getvalue().strip().splitlines()[-1]
     with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
         key = AccessKey.objects.select_related("project", "workspace").get(digest=access_key_digest(secret))
-    assert (key.project.slug, key.workspace.name, key.scopes) == ("beta", "inbox", ["memory:read", "tasks:read"])
+    assert (key.project.slug, key.workspace.name, key.scopes) == (
+        "beta",
+        "inbox",
+        ["memory:read", "tasks:read"],
+    )
 
 
 def test_accesskey_command_rejects_unknown_enterprise(world):

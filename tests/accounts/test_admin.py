@@ -8,7 +8,18 @@ from django.contrib.auth.models import User
 from accounts.models import AuditEvent, Project
 from accounts.tenancy import tenant_context
 
-MODELS = ["enterprise", "team", "role", "project", "workspace", "member", "accesskey", "auditevent", "jobrun", "plan"]
+MODELS = [
+    "enterprise",
+    "team",
+    "role",
+    "project",
+    "workspace",
+    "member",
+    "accesskey",
+    "auditevent",
+    "jobrun",
+    "plan",
+]
 
 
 @pytest.fixture
@@ -56,7 +67,12 @@ def test_nothing_can_be_added_changed_deleted_or_acted_on(bob_client, world):
     pk = world.a.project.pk
     assert bob_client.get("/admin/accounts/project/add/").status_code == 403
     assert bob_client.post("/admin/accounts/project/add/", {"slug": "x", "name": "x"}).status_code == 403
-    assert bob_client.post(f"/admin/accounts/project/{pk}/change/", {"slug": "hacked", "name": "hacked"}).status_code == 403
+    assert (
+        bob_client.post(
+            f"/admin/accounts/project/{pk}/change/", {"slug": "hacked", "name": "hacked"}
+        ).status_code
+        == 403
+    )
     assert bob_client.get(f"/admin/accounts/project/{pk}/delete/").status_code == 403
     assert bob_client.post(f"/admin/accounts/project/{pk}/delete/", {"post": "yes"}).status_code == 403
     changelist = bob_client.post(

@@ -26,7 +26,9 @@ def _walk(patterns, prefix=""):
 
 def _goes_through_a_door(callback) -> bool:
     # Admin views call site.admin_view() at request time; the auditor site's enters the door.
-    site = getattr(callback, "admin_site", None) or getattr(getattr(callback, "model_admin", None), "admin_site", None)
+    site = getattr(callback, "admin_site", None) or getattr(
+        getattr(callback, "model_admin", None), "admin_site", None
+    )
     if isinstance(site, AuditorAdminSite):
         return True
     view_class = getattr(callback, "view_class", None) or getattr(callback, "cls", None)

@@ -12,8 +12,9 @@ from typing import Any, ClassVar
 
 from django.db import transaction
 from django.http import HttpRequest
-from rest_framework.exceptions import APIException
+from django.http.response import HttpResponseBase
 from django.utils import timezone
+from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -41,10 +42,10 @@ class TenantAPIView(APIView):
 
     tenant_door: ClassVar[bool] = True
     required_scope: ClassVar[str | None] = None
-    authentication_classes: ClassVar[list[Any]] = []
-    permission_classes: ClassVar[list[Any]] = []
+    authentication_classes = []
+    permission_classes = []
 
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Response:
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         # DRF's own dispatch runs inside the tenant context, so parsing, the handler
         # and rendering all see one transaction.
         self.args, self.kwargs = args, kwargs
@@ -74,9 +75,7 @@ class TenantAPIView(APIView):
                     response.render()
                 return response
         except MnemosError as exc:
-            return self.finalize_response(
-                drf_request, Response(exc.as_dict(), status=exc.http_status)
-            )
+            return self.finalize_response(drf_request, Response(exc.as_dict(), status=exc.http_status))
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         # Authentication happened in dispatch; keep DRF's content negotiation and throttles.
@@ -95,7 +94,10 @@ class TenantAPIView(APIView):
             return Response(exc.as_dict(), status=exc.http_status)
         if isinstance(exc, APIException):
             detail = exc.detail if isinstance(exc.detail, (dict, list)) else str(exc.detail)
-            body: dict[str, Any] = {"error": str(detail), "code": exc.get_codes() if isinstance(exc.get_codes(), str) else "invalid_input"}
+            body: dict[str, Any] = {
+                "error": str(detail),
+                "code": exc.get_codes() if isinstance(exc.get_codes(), str) else "invalid_input",
+            }
             if isinstance(detail, (dict, list)):
                 body["detail"] = detail
             return Response(body, status=exc.status_code)

@@ -26,6 +26,11 @@ from accounts.bootstrap import bootstrap_database
 from accounts.services.demo import demo_seed
 
 
+def _name(child: subprocess.Popen[bytes]) -> str:
+    args = child.args
+    return str(args[2]) if isinstance(args, list) else str(args)
+
+
 class Command(BaseCommand):
     help = "Run Mnemos: database, migrations, demo data, a Celery worker and the ASGI server."
 
@@ -55,7 +60,7 @@ class Command(BaseCommand):
             while not stopping:
                 for child in children:
                     if child.poll() is not None:
-                        raise CommandError(f"{child.args[2]} exited with {child.returncode}")
+                        raise CommandError(f"{_name(child)} exited with {child.returncode}")
                 time.sleep(0.5)
         finally:
             self._stop(children)
@@ -67,9 +72,20 @@ class Command(BaseCommand):
     def _worker(self, concurrency: int) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
             [
-                sys.executable, "-m", "celery", "-A", "config", "worker",
-                "--loglevel", "WARNING", "--concurrency", str(concurrency),
-                "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "-n", f"mnemos-{os.getpid()}@%h",
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--loglevel",
+                "WARNING",
+                "--concurrency",
+                str(concurrency),
+                "-Q",
+                settings.CELERY_TASK_DEFAULT_QUEUE,
+                "-n",
+                f"mnemos-{os.getpid()}@%h",
             ],
             env=self._env(),
             start_new_session=True,
@@ -78,20 +94,30 @@ class Command(BaseCommand):
     def _web(self, host: str, port: int) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
             [
-                sys.executable, "-m", "uvicorn", "config.asgi:application",
-                "--host", host, "--port", str(port), "--log-level", "warning",
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "config.asgi:application",
+                "--host",
+                host,
+                "--port",
+                str(port),
+                "--log-level",
+                "warning",
             ],
             env=self._env(),
             start_new_session=True,
         )
 
-    def _wait_healthy(self, base: str, children: list[subprocess.Popen[bytes]], stopping: Any) -> dict[str, Any]:
+    def _wait_healthy(
+        self, base: str, children: list[subprocess.Popen[bytes]], stopping: Any
+    ) -> dict[str, Any]:
         deadline = time.monotonic() + 90
         last: dict[str, Any] = {}
         while time.monotonic() < deadline and not stopping():
             for child in children:
                 if child.poll() is not None:
-                    raise CommandError(f"{child.args[2]} exited with {child.returncode} during start-up")
+                    raise CommandError(f"{_name(child)} exited with {child.returncode} during start-up")
             try:
                 with urllib.request.urlopen(f"{base}/healthz", timeout=5) as response:
                     return dict(json.load(response))

@@ -1,0 +1,84 @@
+"""Helpers for tests that run real processes: a Celery worker, the web server."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from django.conf import settings
+
+from config.celery import app
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for(predicate, *, timeout: float, interval: float = 0.2, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def stop_process(process: subprocess.Popen, *, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
+    if process.poll() is None:
+        os.killpg(process.pid, sig)
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
+
+
+@contextmanager
+def running_worker() -> Iterator[str]:
+    """A real Celery worker on the test broker; yields its node name once it answers pings."""
+    name = f"test-{uuid.uuid4().hex[:8]}@{socket.gethostname()}"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--loglevel",
+            "WARNING",
+            "--concurrency",
+            "1",
+            "-Q",
+            settings.CELERY_TASK_DEFAULT_QUEUE,
+            "-n",
+            name,
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        start_new_session=True,
+    )
+    try:
+        wait_for(
+            lambda: process.poll() is not None or app.control.ping(destination=[name], timeout=0.5),
+            timeout=60,
+            what="the worker to answer a ping",
+        )
+        assert process.poll() is None, "the worker exited during start-up"
+        yield name
+    finally:
+        stop_process(process)
