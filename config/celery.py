@@ -23,7 +23,7 @@ def _broker_options() -> dict[str, Any]:
     for folder in folders.values():
         folder.mkdir(parents=True, exist_ok=True)
     return {
-        "broker_url": "filesystem://",
+        "broker_url": "filesystem://localhost//",
         "broker_transport_options": {
             "data_folder_in": str(folders["queue"]),
             "data_folder_out": str(folders["queue"]),

@@ -1,0 +1,59 @@
+"""Start-up against a PostgreSQL without pgvector stops with one line that says how to fix it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from accounts.dbserver import MISSING_VECTOR
+from tests.live import ROOT
+
+# The machines' system PostgreSQL 15 (trust auth on 127.0.0.1) has no pgvector.
+SYSTEM_POSTGRES = os.environ.get(
+    "MNEMOS_TEST_PLAIN_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+
+pytestmark = pytest.mark.live
+
+
+def test_a_server_without_pgvector_fails_start_up_with_one_line():
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"MNEMOS_THROWAWAY_DB", "MNEMOS_PGDATA", "DATABASE_APP_URL"}
+    }
+    env.update(DATABASE_URL=SYSTEM_POSTGRES, DJANGO_SETTINGS_MODULE="config.settings")
+    result = subprocess.run(
+        [sys.executable, "manage.py", "db_bootstrap"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stderr.strip().splitlines() == [MISSING_VECTOR]
+
+
+def test_the_app_role_must_differ_from_the_owner():
+    from django.core.exceptions import ImproperlyConfigured
+
+    from accounts.dbserver import database_settings
+
+    saved = dict(os.environ)
+    try:
+        os.environ["DATABASE_URL"] = "postgresql://same:pw@127.0.0.1:5432/mnemos"
+        os.environ["DATABASE_APP_URL"] = "postgresql://same:pw@127.0.0.1:5432/mnemos"
+        with pytest.raises(ImproperlyConfigured, match="must name a role other than"):
+            database_settings()
+        del os.environ["DATABASE_APP_URL"]
+        databases = database_settings()
+        assert databases["owner"]["USER"] == "same"
+        assert databases["default"]["USER"] == "mnemos_app"
+        assert databases["default"]["PASSWORD"] and databases["default"]["PASSWORD"] != "pw"
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
