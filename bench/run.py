@@ -47,16 +47,16 @@ def bench_rest_auth(n: int = 500) -> None:
     world = build_world(suffix=f"-bench-{uuid.uuid4().hex[:6]}")
     _, secret = world.alice.keys[world.a.enterprise.slug]
     client = Client()
-    headers = {"HTTP_AUTHORIZATION": f"Bearer {secret}"}
+    headers = {"Authorization": f"Bearer {secret}"}
     for _ in range(20):
-        client.get("/v1/whoami", **headers)
+        client.get("/v1/whoami", headers=headers)
     _report(
         "REST GET /v1/whoami (key auth + tenant + RLS)",
-        _timed(lambda: client.get("/v1/whoami", **headers), n),
+        _timed(lambda: client.get("/v1/whoami", headers=headers), n),
     )
     _report(
         "REST GET /v1/audit-events?limit=100",
-        _timed(lambda: client.get("/v1/audit-events?limit=100", **headers), n // 5),
+        _timed(lambda: client.get("/v1/audit-events?limit=100", headers=headers), n // 5),
     )
 
 
