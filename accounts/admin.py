@@ -147,4 +147,5 @@ _register(
     list_filter=["action", "door"],
     search_fields=["action", "target_id", "request_id"],
 )
+_register(m.PublicTarget, list_display=["slug", "name", "team", "enterprise_id", "published_at"])
 _register(m.JobRun, list_display=["name", "key", "state", "attempts", "created_at", "finished_at"])

@@ -137,6 +137,27 @@ class _TenantTeamPermissionManager(TenantManager[Any], GroupObjectPermissionMana
     pass
 
 
+class PublicTarget(models.Model):
+    """A project its enterprise published for every account to read (not tenant-owned).
+
+    The platform-wide catalogue of public targets (such as the shared demo):
+    it holds only what an outsider may see of the project, so the project's own
+    row stays behind its tenant's RLS. Written only by ``project_publish``.
+    """
+
+    project_id = models.UUIDField(unique=True)
+    enterprise_id = models.UUIDField(db_index=True)
+    slug = models.SlugField()
+    name = models.CharField(max_length=200)
+    team = models.CharField(max_length=200, blank=True, default="")
+    save_domain = models.CharField(max_length=200, blank=True, default="")
+    save_group = models.CharField(max_length=200, blank=True, default="")
+    published_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    def __str__(self) -> str:
+        return self.slug
+
+
 class ProjectUserPermission(TenantModel, UserObjectPermissionBase):
     """django-guardian object permission on a project, granted to a user (direct FK)."""
 

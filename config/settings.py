@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "guardian",
     "django_htmx",
     "template_partials",
+    "drf_spectacular_sidecar",
     "accounts",
     "memory",
     "partners",
@@ -96,7 +97,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "/console/login/"
+LOGIN_REDIRECT_URL = "/console/"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -116,7 +118,16 @@ SPECTACULAR_SETTINGS: dict[str, object] = {
     "TITLE": "Mnemos API",
     "DESCRIPTION": "Enterprise memory for AI agents.",
     "VERSION": "1.0.0",
+    # 3.1 speaks JSON Schema 2020-12, the dialect of the tools' pydantic schemas.
+    "OAS_VERSION": "3.1.0",
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "SERVE_INCLUDE_SCHEMA": False,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "memory.openapi.add_tool_paths",
+    ],
 }
 
 # Celery: Redis (or any broker) when CELERY_BROKER_URL is set; otherwise kombu's
@@ -136,3 +147,8 @@ LOGGING: dict[str, object] = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("MNEMOS_LOG_LEVEL", "WARNING")},
 }
+
+# How long a switch_link from list_memory_projects stays valid.
+SWITCH_LINK_MAX_AGE = env_int("MNEMOS_SWITCH_LINK_MAX_AGE_S", 24 * 3600)
+# Largest JSON body a REST tool call may send.
+TOOL_BODY_MAX_BYTES = env_int("MNEMOS_TOOL_BODY_MAX_BYTES", 2 * 1024 * 1024)

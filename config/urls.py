@@ -10,6 +10,8 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin_site.urls),
     path("v1/", include(("accounts.api.v1.urls", "accounts"), namespace="v1-accounts")),
+    path("v1/", include(("memory.api.v1.urls", "memory"), namespace="v1-memory")),
+    path("console/", include(("console.urls", "console"), namespace="console")),
     path("v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
 ]

@@ -82,3 +82,47 @@ def running_worker() -> Iterator[str]:
         yield name
     finally:
         stop_process(process)
+
+
+@contextmanager
+def running_web() -> Iterator[str]:
+    """The ASGI application (Django + MCP) under uvicorn; yields its base URL."""
+    import urllib.error
+    import urllib.request
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "config.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "MNEMOS_PUBLIC_URL": base},
+        start_new_session=True,
+    )
+
+    def answering() -> bool:
+        if process.poll() is not None:
+            raise AssertionError("the web server exited during start-up")
+        try:
+            urllib.request.urlopen(f"{base}/v1/schema/", timeout=2).close()
+            return True
+        except urllib.error.HTTPError:
+            return True
+        except OSError:
+            return False
+
+    try:
+        wait_for(answering, timeout=60, what="the web server")
+        yield base
+    finally:
+        stop_process(process)

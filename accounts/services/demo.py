@@ -17,6 +17,7 @@ from accounts.services.enterprises import (
     team_create,
 )
 from accounts.services.keys import access_key_create
+from accounts.services.targets import project_publish
 from accounts.tenancy import tenant_context
 
 DEMO_SLUG = "demo"
@@ -66,6 +67,9 @@ def _seed_partner(creds: DemoCredentials) -> None:
     with tenant_context(enterprise_id=enterprise.pk, door="command"):
         team = team_create(enterprise=enterprise, slug="sales", name="Sales")
         project = project_create(enterprise=enterprise, slug="accounts", name="Accounts", team=team)
+        # The shared public demo target every account lists as read_only.
+        showcase = project_create(enterprise=enterprise, slug="public-demo", name="Public demo", team=team)
+        project_publish(project=showcase)
         user, password = _user("partner-admin")
         member_add(
             enterprise=enterprise, user=user, org_role=OrgRole.OWNER, teams=[team], main_project=project

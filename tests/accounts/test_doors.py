@@ -12,7 +12,8 @@ OUTSIDE_THE_DOORS = {
     "healthz",  # reads no tenant data: SELECT on pg_extension, broker and worker pings
     "schema",  # the OpenAPI document, the same for everyone
     "api-docs",  # the page that renders it
-    "login",  # the admin sign-in form: checks a (global) user, shows no tenant data
+    "login",  # the admin and console sign-in forms: check a (global) user, show no tenant data
+    "logout",  # ends a session
 }
 
 
@@ -32,7 +33,10 @@ def _goes_through_a_door(callback) -> bool:
     if isinstance(site, AuditorAdminSite):
         return True
     view_class = getattr(callback, "view_class", None) or getattr(callback, "cls", None)
-    if view_class is not None and issubclass(view_class, TenantAPIView):
+    if view_class is not None and (
+        issubclass(view_class, TenantAPIView) or getattr(view_class, "tenant_door", False)
+    ):
+        # TenantAPIView is the REST door; tenant_door views hand every call to the tool door.
         return True
     return bool(getattr(callback, "tenant_door", False))
 

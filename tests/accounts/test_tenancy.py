@@ -25,6 +25,8 @@ GLOBAL_MODELS_ALLOWLIST = {
     "guardian.groupobjectpermission",
     # The platform's plan catalogue, shared by all enterprises.
     "accounts.plan",
+    # The catalogue of projects their owners published for every account to read.
+    "accounts.publictarget",
 }
 
 

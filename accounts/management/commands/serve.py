@@ -44,6 +44,7 @@ class Command(BaseCommand):
         bootstrap_database()
         call_command("migrate", verbosity=0)
         creds = None if options["no_demo"] else demo_seed()
+        self.base_url = f"http://{options['host']}:{options['port']}"
         children = [self._worker(options["concurrency"]), self._web(options["host"], options["port"])]
         stopping = False
 
@@ -53,7 +54,7 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
-        base = f"http://{options['host']}:{options['port']}"
+        base = self.base_url
         try:
             report = self._wait_healthy(base, children, lambda: stopping)
             self._announce(base, report, creds)
@@ -67,7 +68,10 @@ class Command(BaseCommand):
         self.stdout.write("Mnemos stopped.")
 
     def _env(self) -> dict[str, str]:
-        return {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        # Links the tools hand out (switch_url) must point at this server.
+        env.setdefault("MNEMOS_PUBLIC_URL", self.base_url)
+        return env
 
     def _worker(self, concurrency: int) -> subprocess.Popen[bytes]:
         return subprocess.Popen(

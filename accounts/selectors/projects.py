@@ -1,0 +1,61 @@
+"""Which projects a connection can save to or read, and where its saves go."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from guardian.core import ObjectPermissionChecker
+
+from accounts.models import AccessKey, Project, PublicTarget
+
+
+@dataclass(frozen=True)
+class TargetEntry:
+    project: Project | None
+    public: PublicTarget | None
+    is_main: bool
+    is_this_connection: bool
+
+    @property
+    def project_id(self) -> str:
+        return str(self.project.pk if self.project else self.public.project_id)  # type: ignore[union-attr]
+
+    @property
+    def read_only(self) -> bool:
+        return self.project is None
+
+
+def project_active_target(*, key: AccessKey) -> Project:
+    """Where this connection's saves go: its folder-bound project, else the member's Main, else its project."""
+    member = key.member
+    if key.workspace_id is None and member.main_project_id and not member.main_paused:
+        return member.main_project  # type: ignore[return-value]
+    return key.project
+
+
+def project_targets_for(*, key: AccessKey) -> list[TargetEntry]:
+    """Projects the key's member may read (guardian view, or org owner/admin), then public targets."""
+    member = key.member
+    visible = Project.objects.select_related("team").order_by("slug")
+    projects = list(visible)
+    if not member.is_admin:
+        checker = ObjectPermissionChecker(member.user)
+        checker.prefetch_perms(visible)
+        projects = [p for p in projects if checker.has_perm("view_project", p) or p.pk == key.project_id]
+    entries = [
+        TargetEntry(
+            project=p,
+            public=None,
+            is_main=p.pk == member.main_project_id,
+            is_this_connection=key.workspace_id is not None and p.pk == key.project_id,
+        )
+        for p in projects
+    ]
+    own = {p.pk for p in projects}
+    publics = PublicTarget.objects.exclude(enterprise_id=key.enterprise_id).order_by("slug")
+    entries += [
+        TargetEntry(project=None, public=t, is_main=False, is_this_connection=False)
+        for t in publics
+        if t.project_id not in own
+    ]
+    return entries

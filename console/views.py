@@ -1,0 +1,94 @@
+"""Console pages. Adapters only: they call services and selectors."""
+
+from __future__ import annotations
+
+from django.contrib.auth import views as auth_views
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_http_methods
+from guardian.core import ObjectPermissionChecker
+
+from accounts.models import AccessKey, Project, PublicTarget
+from accounts.selectors.projects import project_active_target
+from accounts.services.targets import connection_retarget, member_main_set
+from accounts.switch_links import SwitchLinkExpired, SwitchLinkInvalid, switch_token_read
+from console.decorators import console_view, not_found
+
+
+class SignInView(auth_views.LoginView):
+    template_name = "console/login.html"
+    redirect_authenticated_user = True
+
+
+class SignOutView(auth_views.LogoutView):
+    pass
+
+
+@console_view
+def home(request: HttpRequest) -> HttpResponse:
+    member = request.member  # type: ignore[attr-defined]
+    return render(request, "console/home.html", {"member": member})
+
+
+def _token_enterprise(request: HttpRequest, token: str) -> str | None:
+    try:
+        return str(switch_token_read(token).enterprise_id)
+    except SwitchLinkInvalid:
+        # An expired or broken link still needs a signed-in page to say so.
+        return None
+
+
+@require_http_methods(["GET", "POST"])
+@console_view(enterprise_from=_token_enterprise)
+def switch(request: HttpRequest, token: str) -> HttpResponse:
+    try:
+        link = switch_token_read(token)
+    except SwitchLinkExpired:
+        return render(
+            request,
+            "console/message.html",
+            {
+                "title": "This switch link has expired",
+                "message": "Ask your agent to list your memory projects again for a fresh link.",
+            },
+            status=410,
+        )
+    except SwitchLinkInvalid:
+        return not_found(request, "This switch link is not valid.")
+    member = request.member  # type: ignore[attr-defined]
+    if link.member_id != member.pk:
+        return not_found(request, "This switch link is not valid.")
+    key = (
+        AccessKey.objects.select_related("project", "workspace").filter(pk=link.key_id, member=member).first()
+    )
+    if key is None or key.revoked_at is not None:
+        return not_found(request, "This switch link is not valid.")
+    project = Project.objects.select_related("team").filter(pk=link.project_id).first()
+    public = None if project is not None else PublicTarget.objects.filter(project_id=link.project_id).first()
+    if project is None and public is None:
+        return not_found(request, "This project no longer exists.")
+    folder_bound = key.workspace_id is not None
+    current = project_active_target(key=key)
+    may_save = project is not None and (
+        member.is_admin or ObjectPermissionChecker(member.user).has_perm("write_project", project)
+    )
+    context = {
+        "key": key,
+        "project": project,
+        "public": public,
+        "folder_bound": folder_bound,
+        "current": current,
+        "may_save": may_save and member.may_write,
+        "main": member.main_project,
+        "main_paused": member.main_paused,
+        "done": False,
+    }
+    if request.method == "POST":
+        if not context["may_save"]:
+            return render(request, "console/switch.html", context, status=403)
+        if folder_bound:
+            connection_retarget(key=key, project=project)  # type: ignore[arg-type]
+        else:
+            member_main_set(member=member, project=project)  # type: ignore[arg-type]
+        context.update(done=True, current=project)
+    return render(request, "console/switch.html", context)

@@ -1,0 +1,239 @@
+"""The tool door: every tool call, from every surface, passes here.
+
+authenticate -> subscription state -> per-project rate limit -> scope ->
+tenant context in a transaction -> validate arguments -> handler -> audit.
+Reads are audited too (which key read which memory ids).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.db import connection
+from django.utils import timezone
+from pydantic import BaseModel, ValidationError
+
+from accounts.errors import Forbidden, MnemosError, NotFound, RateLimited, Unprocessable
+from accounts.models import AccessKey, SubscriptionState
+from accounts.selectors.keys import access_key_identify
+from accounts.services.audit import audit_record
+from accounts.tasks import access_key_touch_task, enqueue
+from accounts.tenancy import tenant_context
+from memory.models import ToolCallWindow
+from memory.registry import ToolCall, ToolSpec, registry
+
+logger = logging.getLogger(__name__)
+
+RATE_LIMITED = "MCP rate limit exceeded, project call limit exceeded"
+NOTICE_NONE = "[MMW Notice]: this account has no active subscription, so memory tools are unavailable. An owner can start one in the console."
+NOTICE_SUSPENDED = "[MMW Notice]: this account is suspended, so memory tools are unavailable. An owner can resolve it in the console."
+NOTICE_GRACE = "[MMW Notice]: this account is in its grace period and read-only: reading works, saving does not until the subscription is renewed."
+MEMBERSHIP_MAY_NOT_WRITE = "membership may not write in this organization"
+
+
+class UnknownTool(NotFound):
+    code = "unknown_tool"
+
+
+class SubscriptionBlocked(Forbidden):
+    """No subscription, suspended, or read-only grace: the account may not, whatever the key."""
+
+    code = "subscription"
+
+
+@dataclass
+class ToolOutcome:
+    spec: ToolSpec | None
+    output: dict[str, Any] | None = None
+    error: MnemosError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def _load_key(key_id: uuid.UUID) -> AccessKey:
+    return AccessKey.objects.select_related(
+        "member__user", "project__team", "workspace", "enterprise__plan"
+    ).get(pk=key_id)
+
+
+def _check_subscription(key: AccessKey, spec: ToolSpec) -> None:
+    state = key.enterprise.subscription_state
+    if state == SubscriptionState.NONE:
+        raise SubscriptionBlocked(NOTICE_NONE, code="subscription_none")
+    if state == SubscriptionState.SUSPENDED:
+        raise SubscriptionBlocked(NOTICE_SUSPENDED, code="subscription_suspended")
+    if state == SubscriptionState.GRACE and not spec.read_only:
+        raise SubscriptionBlocked(NOTICE_GRACE, code="subscription_grace")
+
+
+def _count_call(key: AccessKey) -> None:
+    """Count this call in the project's current minute; refuse past the plan's limit.
+
+    The counter commits with the gate's own transaction, so refused and failed
+    calls count too, and a retry storm cannot slip under the limit.
+    """
+    window = timezone.now().replace(second=0, microsecond=0)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            INSERT INTO {ToolCallWindow._meta.db_table} (enterprise_id, project_id, window_start, calls)
+            VALUES (%s, %s, %s, 1)
+            ON CONFLICT (project_id, window_start) DO UPDATE SET calls = {ToolCallWindow._meta.db_table}.calls + 1
+            RETURNING calls
+            """,
+            [key.enterprise_id, key.project_id, window],
+        )
+        (calls,) = cursor.fetchone()
+    # Old windows are of no further use.
+    ToolCallWindow.objects.filter(
+        project_id=key.project_id, window_start__lt=window - timedelta(minutes=5)
+    ).delete()
+    if calls > key.enterprise.plan.tool_calls_per_minute_per_project:
+        raise RateLimited(RATE_LIMITED, code="rate_limited")
+
+
+def _check_scope(key: AccessKey, spec: ToolSpec) -> None:
+    if spec.scope not in key.scopes and "admin" not in key.scopes:
+        raise Forbidden(
+            f"this access key lacks the '{spec.scope}' scope", code="missing_scope", scope=spec.scope
+        )
+    if not spec.read_only and not key.member.may_write:
+        raise Forbidden(MEMBERSHIP_MAY_NOT_WRITE, code="membership_may_not_write")
+
+
+def validation_message(exc: ValidationError) -> str:
+    """Pydantic errors as one line; a validator's own text (the seeds' exact texts) comes through as is."""
+    parts = []
+    for error in exc.errors():
+        if error["type"] == "value_error" and "error" in error.get("ctx", {}):
+            parts.append(str(error["ctx"]["error"]))
+            continue
+        where = ".".join(str(p) for p in error["loc"]) or "arguments"
+        message = error["msg"]
+        if error["type"] == "extra_forbidden":
+            message = "unknown argument"
+        parts.append(f"{where}: {message}")
+    return "; ".join(parts)
+
+
+def _call_audit_details(
+    spec: ToolSpec, surface: str, call: ToolCall | None, error: MnemosError | None
+) -> dict[str, Any]:
+    details: dict[str, Any] = {"tool": spec.name, "surface": surface, "ok": error is None}
+    if error is not None:
+        details["error_code"] = error.code
+        details["error"] = error.message[:500]
+    if call is not None and call.read_ids:
+        details["read_ids"] = call.read_ids
+    return details
+
+
+def tool_dispatch(
+    *,
+    secret: str | None,
+    name: str,
+    arguments: dict[str, Any] | None,
+    surface: str,
+    idempotency_key: str | None = None,
+    request_id: str | None = None,
+) -> ToolOutcome:
+    request_id = request_id or uuid.uuid4().hex
+    try:
+        identity = access_key_identify(secret=secret)
+    except MnemosError as exc:
+        return ToolOutcome(spec=registry.get(name), error=exc)
+
+    spec = registry.get(name)
+    # The gate: its own transaction, so the rate counter and a refusal's audit commit.
+    with tenant_context(enterprise_id=identity.enterprise_id, request_id=request_id, door="tools") as ctx:
+        key = _load_key(identity.key_id)
+        ctx.access_key, ctx.member = key, key.member
+        if spec is None or (key.toolsets and spec.toolset not in key.toolsets):
+            return ToolOutcome(spec=None, error=UnknownTool(f"Unknown tool: {name}"))
+        try:
+            _check_subscription(key, spec)
+            _count_call(key)
+            _check_scope(key, spec)
+        except MnemosError as exc:
+            audit_record(
+                action="tool.refused", target=key, details=_call_audit_details(spec, surface, None, exc)
+            )
+            return ToolOutcome(spec=spec, error=exc)
+        enqueue(
+            access_key_touch_task,
+            enterprise_id=str(key.enterprise_id),
+            key_id=str(key.pk),
+            used_at=timezone.now().isoformat(),
+        )
+
+    call: ToolCall | None = None
+    try:
+        with tenant_context(
+            enterprise_id=identity.enterprise_id,
+            member=key.member,
+            access_key=key,
+            request_id=request_id,
+            door="tools",
+        ):
+            try:
+                arguments_model = spec.input_model.model_validate(arguments or {})
+            except ValidationError as exc:
+                raise Unprocessable(validation_message(exc), code="invalid_arguments") from exc
+            call = ToolCall(
+                access_key=key,
+                member=key.member,
+                project=key.project,
+                enterprise=key.enterprise,
+                surface=surface,  # type: ignore[arg-type]
+                request_id=request_id,
+                idempotency_key=idempotency_key,
+            )
+            result = spec.handler(call, arguments_model)
+            output = _dump(spec, result)
+            audit_record(
+                action="tool.call", target=key, details=_call_audit_details(spec, surface, call, None)
+            )
+            return ToolOutcome(spec=spec, output=output)
+    except MnemosError as exc:
+        error: MnemosError = exc
+    except Exception:
+        logger.exception("tool %s failed", spec.name)
+        error = MnemosError(
+            "internal error: the call was not completed and nothing was changed", code="internal_error"
+        )
+        error.http_status = 500
+    # The failed call's transaction rolled back; its audit goes in one of its own.
+    with tenant_context(
+        enterprise_id=identity.enterprise_id,
+        member=key.member,
+        access_key=key,
+        request_id=request_id,
+        door="tools",
+    ):
+        audit_record(action="tool.error", target=key, details=_call_audit_details(spec, surface, call, error))
+    return ToolOutcome(spec=spec, error=error)
+
+
+def _dump(spec: ToolSpec, result: BaseModel) -> dict[str, Any]:
+    if not isinstance(result, spec.output_model):
+        raise TypeError(
+            f"tool {spec.name} returned {type(result).__name__}, not {spec.output_model.__name__}"
+        )
+    # Optional fields the handler did not set stay absent ("read_only?", "main_paused?").
+    return result.model_dump(mode="json", exclude_unset=True, by_alias=True)
+
+
+def tool_list_for(*, secret: str | None) -> list[ToolSpec]:
+    """The tools this key may see (its toolsets); raises NotAuthenticated for a bad key."""
+    from memory.registry import tools_for_key
+
+    identity = access_key_identify(secret=secret)
+    with tenant_context(enterprise_id=identity.enterprise_id, door="tools"):
+        key = AccessKey.objects.get(pk=identity.key_id)
+        return tools_for_key(key)
