@@ -9,4 +9,5 @@ urlpatterns = [
     path("login/", views.SignInView.as_view(), name="login"),
     path("logout/", views.SignOutView.as_view(), name="logout"),
     path("switch/<str:token>", views.switch, name="switch"),
+    path("tools/", views.tools, name="tools"),
 ]

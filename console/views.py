@@ -13,6 +13,7 @@ from accounts.selectors.projects import project_active_target
 from accounts.services.targets import connection_retarget, member_main_set
 from accounts.switch_links import SwitchLinkExpired, SwitchLinkInvalid, switch_token_read
 from console.decorators import console_view, not_found
+from memory.registry import TOOLSETS, registry
 
 
 class SignInView(auth_views.LoginView):
@@ -28,6 +29,16 @@ class SignOutView(auth_views.LogoutView):
 def home(request: HttpRequest) -> HttpResponse:
     member = request.member  # type: ignore[attr-defined]
     return render(request, "console/home.html", {"member": member})
+
+
+@console_view
+def tools(request: HttpRequest) -> HttpResponse:
+    """The tool catalogue, generated from the registry like MCP tools/list and the docs."""
+    groups = [
+        {"toolset": name, "about": about, "tools": [t for t in registry.all() if t.toolset == name]}
+        for name, about in TOOLSETS.items()
+    ]
+    return render(request, "console/tools.html", {"groups": groups})
 
 
 def _token_enterprise(request: HttpRequest, token: str) -> str | None:

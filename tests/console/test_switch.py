@@ -139,3 +139,18 @@ def test_a_public_target_is_read_only(client, world):
     assert page.status_code == 200 and "is read-only" in page.content.decode()
     assert client.post(url).status_code == 403
     assert _member(world).main_project.slug == "alpha"
+
+
+def test_the_tools_page_lists_the_registry(client, world):
+    from memory.registry import registry
+
+    client.force_login(world.alice.user)
+    page = client.get("/console/tools/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    for spec in registry.all():
+        assert spec.name in text and spec.summary in text
+    client.logout()
+    assert client.get("/console/tools/").status_code == 302
+    client.force_login(world.charlie.user)
+    assert client.get("/console/tools/").status_code == 404

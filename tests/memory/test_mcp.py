@@ -108,3 +108,20 @@ def test_mcp_over_stdio(committed_world):
     )
     listed, ok, bad, unknown = asyncio.run(_session(Client(params)))
     _check_session(listed, ok, bad, unknown, committed_world)
+
+
+def test_mcp_malformed_request_is_a_json_rpc_error(web, committed_world):
+    _, secret = committed_world.alice.keys[committed_world.a.enterprise.slug]
+    response = httpx2.post(
+        f"{web}/mcp",
+        content=b"{not json",
+        headers={
+            "Authorization": f"Bearer {secret}",
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+        },
+    )
+    assert response.status_code == 400
+    body = response.json()
+    assert body["jsonrpc"] == "2.0" and body["error"]["code"] == types.PARSE_ERROR
+    assert "Traceback" not in response.text

@@ -275,3 +275,38 @@ def test_openapi_document_is_valid_and_lists_every_tool(client):
         assert set(operation["responses"]) >= {"200", "401", "403", "404", "422", "429"}
     assert "/v1/tools/{name}" not in document["paths"]
     assert client.get("/v1/docs/").status_code == 200
+
+
+@pytest.fixture
+def broken_tool():
+    spec = ToolSpec(
+        name="test_broken",
+        toolset="remember",
+        title="Broken",
+        summary="s",
+        description="d",
+        input_model=_WriteIn,
+        output_model=_WriteOut,
+        scope="memory:read",
+        handler=lambda call, args: 1 / 0,
+        read_only=True,
+        idempotent=True,
+        retry="r",
+        returns="r",
+    )
+    registry._tools[spec.name] = spec
+    yield spec
+    del registry._tools[spec.name]
+
+
+def test_a_crash_is_a_clean_500_without_traceback(client, world, broken_tool):
+    _, secret = key_of(world, "alice", world.a.enterprise.slug)
+    response = call(client, secret, url="/v1/tools/test_broken", HTTP_X_REQUEST_ID="req-crash")
+    assert response.status_code == 500
+    assert response.json() == {
+        "error": "internal error: the call was not completed and nothing was changed",
+        "code": "internal_error",
+    }
+    assert "Traceback" not in response.content.decode() and "ZeroDivision" not in response.content.decode()
+    with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
+        assert AuditEvent.objects.get(request_id="req-crash").action == "tool.error"

@@ -136,7 +136,9 @@ class Command(BaseCommand):
         out = self.stdout.write
         out("")
         out(f"Mnemos is running at {base}  (health: {report['status']})")
-        out(f"  Console / admin : {base}/admin/")
+        out(f"  Console         : {base}/console/")
+        out(f"  Auditor admin   : {base}/admin/")
+        out(f"  MCP             : {base}/mcp   (Authorization: Bearer <access key>)")
         out(f"  REST API        : {base}/v1/   (OpenAPI: {base}/v1/schema/, docs: {base}/v1/docs/)")
         out(f"  Health          : {base}/healthz")
         if creds is not None and creds.created:
