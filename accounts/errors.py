@@ -19,6 +19,9 @@ class MnemosError(Exception):
     def as_dict(self) -> dict[str, Any]:
         return {"error": self.message, "code": self.code, **self.extra}
 
+    def record_after_rollback(self) -> None:
+        """Anything the failed call must leave on record (its own transaction, after the rollback)."""
+
 
 class InvalidInput(MnemosError):
     code = "invalid_input"

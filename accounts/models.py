@@ -291,6 +291,10 @@ class AccessKey(TenantModel):
     )
     label = models.CharField(max_length=200, blank=True, default="")
     scopes = ArrayField(models.CharField(max_length=32, choices=Scope.choices), default=list)
+    # A run key: bound to one task, for memory.ask and memory.train inside its runs.
+    task = models.ForeignKey(
+        "memory.Task", null=True, blank=True, on_delete=models.CASCADE, related_name="run_keys"
+    )
     # Empty means every toolset.
     toolsets = ArrayField(models.CharField(max_length=32), default=list, blank=True)
     prefix = models.CharField(max_length=16, editable=False)

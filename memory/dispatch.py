@@ -24,7 +24,7 @@ from accounts.services.audit import audit_record
 from accounts.tasks import access_key_touch_task, enqueue
 from accounts.tenancy import tenant_context
 from memory.models import ToolCallWindow
-from memory.registry import ToolCall, ToolSpec, registry
+from memory.registry import ToolCall, ToolSpec, dump_output, registry
 
 logger = logging.getLogger(__name__)
 
@@ -142,6 +142,7 @@ def tool_dispatch(
     surface: str,
     idempotency_key: str | None = None,
     request_id: str | None = None,
+    task_id: str | None = None,
 ) -> ToolOutcome:
     request_id = request_id or uuid.uuid4().hex
     try:
@@ -193,6 +194,7 @@ def tool_dispatch(
                 surface=surface,  # type: ignore[arg-type]
                 request_id=request_id,
                 idempotency_key=idempotency_key,
+                task_id=task_id or (str(key.task_id) if key.task_id else None),
             )
             result = spec.handler(call, arguments_model)
             output = _dump(spec, result)
@@ -217,6 +219,7 @@ def tool_dispatch(
         door="tools",
     ):
         audit_record(action="tool.error", target=key, details=_call_audit_details(spec, surface, call, error))
+        error.record_after_rollback()
     return ToolOutcome(spec=spec, error=error)
 
 
@@ -225,8 +228,7 @@ def _dump(spec: ToolSpec, result: BaseModel) -> dict[str, Any]:
         raise TypeError(
             f"tool {spec.name} returned {type(result).__name__}, not {spec.output_model.__name__}"
         )
-    # Optional fields the handler did not set stay absent ("read_only?", "main_paused?").
-    return result.model_dump(mode="json", exclude_unset=True, by_alias=True)
+    return dict(dump_output(result))
 
 
 def tool_list_for(*, secret: str | None) -> list[ToolSpec]:

@@ -1,10 +1,301 @@
-"""Memory records arrive with the write path (issue 4). Here: the per-project call windows."""
+"""Memory: one kind of record under three dialects (event, record, note), and its graph.
+
+Vocabulary (docs/concepts.md): a save_memory *event*, a remember *record* and a
+memory.train *note* are all a ``Memory``. Entities, tags, sequence and
+resolved-by links, similarity and co-occurrence are the graph around it.
+"""
 
 from __future__ import annotations
 
+import uuid
+
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.utils import timezone
+from pgvector.django import VectorField
 
 from accounts.tenancy import TenantModel
+
+
+class Kind(models.TextChoices):
+    FACT = "fact"
+    INFERENCE = "inference"
+    PREFERENCE = "preference"
+    CORRECTION = "correction"
+
+
+class Layer(models.TextChoices):
+    TASK = "task"
+    MEMBER = "member"
+    ROLE = "role"
+    TEAM = "team"
+    PROJECT = "project"
+    ENTERPRISE = "enterprise"
+
+
+class Visibility(models.TextChoices):
+    AUTHOR = "author"
+    TEAM = "team"
+    PROJECT = "project"
+    ENTERPRISE = "enterprise"
+
+
+class Status(models.TextChoices):
+    UNVERIFIED = "unverified"
+    STALE = "stale"
+    CONFLICT = "conflict"
+    SUPERSEDED = "superseded"
+    FORGOTTEN = "forgotten"
+
+
+class Task(TenantModel):
+    """A task that runs (enterprise seed). Its versions may grant team or enterprise layers."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey("accounts.Project", on_delete=models.CASCADE, related_name="tasks")
+    team = models.ForeignKey(
+        "accounts.Team", null=True, blank=True, on_delete=models.SET_NULL, related_name="tasks"
+    )
+    name = models.CharField(max_length=200)
+    goal = models.TextField(blank=True, default="")
+    # A clone may not write the member or role layers, nor use a version's grant.
+    clone_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="clones"
+    )
+    created_by = models.ForeignKey(
+        "accounts.Member", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_clone(self) -> bool:
+        return self.clone_of_id is not None
+
+
+class TaskVersion(TenantModel):
+    """A version of a task. ``grants``: [{"layer": "team"|"enterprise", "prefix": "<event id prefix>"}]."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    grants = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["task", "number"], name="taskversion_unique_number")]
+
+
+class Memory(TenantModel):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey("accounts.Project", on_delete=models.CASCADE, related_name="memories")
+    workspace = models.ForeignKey("accounts.Workspace", on_delete=models.CASCADE, related_name="memories")
+    team = models.ForeignKey(
+        "accounts.Team", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    author = models.ForeignKey(
+        "accounts.Member", null=True, on_delete=models.SET_NULL, related_name="memories"
+    )
+    access_key = models.ForeignKey(
+        "accounts.AccessKey", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    task = models.ForeignKey(Task, null=True, blank=True, on_delete=models.SET_NULL, related_name="notes")
+    role = models.ForeignKey(
+        "accounts.Role", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
+    timestamp = models.DateTimeField(default=timezone.now)
+
+    summary = models.CharField(max_length=500, blank=True, default="")
+    content = models.TextField()
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.FACT)
+    layer = models.CharField(max_length=16, choices=Layer.choices, default=Layer.PROJECT)
+    visibility = models.CharField(max_length=16, choices=Visibility.choices, default=Visibility.PROJECT)
+    scope = models.CharField(max_length=200, default="shared")
+
+    # Provenance. Null (not given) and "" differ in the contracts' answers, hence null=True on text.
+    source = models.CharField(max_length=200, default="owner")
+    source_id = models.CharField(max_length=1000, null=True, blank=True)  # noqa: DJ001
+    source_hash = models.CharField(max_length=1000, null=True, blank=True)  # noqa: DJ001
+    source_revision = models.CharField(max_length=1000, null=True, blank=True)  # noqa: DJ001
+    origin = models.JSONField(null=True, blank=True)  # save_memory's source {provider, address, version}
+    source_event_id = models.CharField(max_length=500, null=True, blank=True)  # noqa: DJ001
+    source_event_revision = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
+
+    fact_key = models.CharField(max_length=500, null=True, blank=True)  # noqa: DJ001
+    fact_version = models.PositiveIntegerField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.UNVERIFIED)
+    confidence = models.FloatField(default=0.5)
+    derived_from = ArrayField(models.UUIDField(), default=list, blank=True)
+    supersedes = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # A memory it was derived from was forgotten.
+    source_forgotten = models.BooleanField(default=False)
+    forgotten_at = models.DateTimeField(null=True, blank=True)
+
+    redactions = models.JSONField(default=list, blank=True)
+    guard_version = models.CharField(max_length=40, blank=True, default="")
+
+    embedding = VectorField(null=True, blank=True)
+    embedding_model = models.CharField(max_length=200, blank=True, default="")
+    embedding_dim = models.PositiveIntegerField(null=True, blank=True)
+    search_vector = models.GeneratedField(
+        # 'simple': no language's stemming, so every language is searchable the same way.
+        expression=SearchVector("summary", "content", config="simple"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+
+    class Meta(TenantModel.Meta):
+        indexes = [
+            GinIndex(fields=["search_vector"], name="memory_search_vector"),
+            models.Index(fields=["enterprise", "project", "-created_at"], name="memory_project_recent"),
+            models.Index(fields=["enterprise", "fact_key"], name="memory_fact_key"),
+            models.Index(fields=["enterprise", "source_id"], name="memory_source_id"),
+        ]
+
+    def __str__(self) -> str:
+        return self.summary[:60] or self.content[:60]
+
+    @property
+    def is_forgotten(self) -> bool:
+        return self.forgotten_at is not None
+
+
+class Entity(TenantModel):
+    """One canonical spelling per enterprise (``key`` is the case- and width-folded name)."""
+
+    name = models.CharField(max_length=300)
+    key = models.CharField(max_length=300)
+    type = models.CharField(max_length=100, blank=True, default="")
+    deprecated = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["enterprise", "key"], name="entity_unique_key")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class EntityRename(TenantModel):
+    """``old`` was renamed ``new``: a lookup by either name also finds the other."""
+
+    old = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="+")
+    new = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["old", "new"], name="entityrename_unique_pair")]
+
+
+class MemoryEntity(TenantModel):
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="entity_links")
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="memory_links")
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["memory", "entity"], name="memoryentity_unique")]
+
+
+class Tag(TenantModel):
+    """A node of the tag tree: ``path`` is a slash path; a node with children is a tag group."""
+
+    path = models.CharField(max_length=300)
+    name = models.CharField(max_length=100)
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="children"
+    )
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["enterprise", "path"], name="tag_unique_path")]
+
+    def __str__(self) -> str:
+        return self.path
+
+
+class MemoryTag(TenantModel):
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="tag_links")
+    tag = models.ForeignKey(Tag, on_delete=models.CASCADE, related_name="memory_links")
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["memory", "tag"], name="memorytag_unique")]
+
+
+class LinkKind(models.TextChoices):
+    NEXT = "next"  # src comes before dst (sequence)
+    RESOLVED_BY = "resolved_by"  # src (plan) resolved by dst (evidence)
+    SIMILAR = "similar"  # archivist: cosine above the model's floor
+    DUPLICATE = "duplicate"  # archivist: near-duplicate
+    CONFLICT = "conflict"  # archivist: same fact_key, different content
+    STALE = "stale"  # archivist: src made stale by dst (newer source_hash)
+
+
+class MemoryLink(TenantModel):
+    id = models.BigAutoField(primary_key=True)
+    kind = models.CharField(max_length=16, choices=LinkKind.choices)
+    src = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="links_out")
+    dst = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="links_in")
+    relation = models.CharField(max_length=50, blank=True, default="")
+    score = models.FloatField(null=True, blank=True)
+    # Sequence links that carry document structure from ingestion cannot be cut or rebuilt.
+    protected = models.BooleanField(default=False)
+    by_archivist = models.BooleanField(default=False)
+    asserted_at = models.DateTimeField(default=timezone.now)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["kind", "src", "dst"], name="memorylink_unique")]
+        indexes = [models.Index(fields=["dst", "kind"], name="memorylink_dst_kind")]
+
+
+class EntityCooccurrence(TenantModel):
+    """CONNECTED: how many memories mention both entities (a < b by id)."""
+
+    a = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="+")
+    b = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="+")
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["a", "b"], name="entitycooccurrence_unique")]
+
+
+class IdempotencyRecord(TenantModel):
+    """A write's response, kept so a retry with the same key returns it (>= 24 hours)."""
+
+    id = models.BigAutoField(primary_key=True)
+    access_key = models.ForeignKey("accounts.AccessKey", on_delete=models.CASCADE, related_name="+")
+    project = models.ForeignKey("accounts.Project", on_delete=models.CASCADE, related_name="+")
+    workspace = models.CharField(max_length=200)
+    key = models.CharField(max_length=300)
+    tool = models.CharField(max_length=100)
+    request_hash = models.CharField(max_length=64)
+    response = models.JSONField(default=dict)
+    created_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
+
+    class Meta(TenantModel.Meta):
+        constraints = [
+            models.UniqueConstraint(
+                fields=["access_key", "project", "workspace", "key"], name="idempotency_unique"
+            )
+        ]
+
+
+class GuardEvent(TenantModel):
+    """What Memory Guard did: a rejected write, or redactions applied to a stored memory."""
+
+    id = models.BigAutoField(primary_key=True)
+    action = models.CharField(max_length=16)  # reject | redact | rescan
+    memory = models.ForeignKey(Memory, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    access_key = models.ForeignKey(
+        "accounts.AccessKey", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    tool = models.CharField(max_length=100, blank=True, default="")
+    reason = models.CharField(max_length=500, blank=True, default="")
+    rules = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    rules_version = models.CharField(max_length=40, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
 
 
 class ToolCallWindow(TenantModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from memory.registry import registry
@@ -89,24 +90,38 @@ def add_tool_paths(result: dict[str, Any], generator: Any, request: Any, public:
                     "schema": {"type": "string", "minLength": 1, "maxLength": 256},
                 }
             )
-        paths[f"/v1/tools/{spec.name}"] = {
-            "post": {
-                "operationId": f"tool_{spec.mcp_name}",
-                "summary": spec.summary,
-                "description": spec.description,
-                "tags": [f"tools: {spec.toolset}"],
-                "security": [{"accessKey": []}],
-                "parameters": parameters,
-                "requestBody": {
-                    "required": False,
-                    "content": {
-                        "application/json": {"schema": {"$ref": f"#/components/schemas/{input_name}"}}
-                    },
-                },
-                "responses": responses,
-                "x-scope": spec.scope,
-                "x-read-only": spec.read_only,
-                "x-idempotent": spec.idempotent,
-            }
+        operation = {
+            "operationId": f"tool_{spec.mcp_name}",
+            "summary": spec.summary,
+            "description": spec.description,
+            "tags": [f"tools: {spec.toolset}"],
+            "security": [{"accessKey": []}],
+            "parameters": parameters,
+            "requestBody": {
+                "required": False,
+                "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{input_name}"}}},
+            },
+            "responses": responses,
+            "x-scope": spec.scope,
+            "x-read-only": spec.read_only,
+            "x-idempotent": spec.idempotent,
         }
+        paths[f"/v1/tools/{spec.name}"] = {"post": operation}
+        for route in spec.api_routes:
+            _add_seed_route(paths, route, operation)
     return result
+
+
+def _add_seed_route(paths: dict[str, Any], route: str, operation: dict[str, Any]) -> None:
+    """A route the seed names, as "METHOD /v1/tasks/:taskId/... (scope)"."""
+    method, path = route.split(" ")[:2]
+    names = re.findall(r":(\w+)", path)
+    openapi_path = re.sub(r":(\w+)", r"{\1}", path)
+    seed_operation = dict(operation)
+    seed_operation["operationId"] = f"{operation['operationId']}_{method.lower()}_route"
+    seed_operation["parameters"] = [
+        {"name": n, "in": "path", "required": True, "schema": {"type": "string"}} for n in names
+    ] + list(operation["parameters"])
+    if method.upper() == "GET":
+        seed_operation.pop("requestBody", None)
+    paths.setdefault(openapi_path, {})[method.lower()] = seed_operation

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 
 if TYPE_CHECKING:
     from accounts.models import AccessKey, Enterprise, Member, Project
@@ -36,6 +37,8 @@ class ToolCall:
     surface: Literal["mcp", "rest", "stdio", "console", "run"]
     request_id: str
     idempotency_key: str | None = None
+    # The task a run-scoped call is about (REST /v1/tasks/<id>/..., or a run key's task).
+    task_id: str | None = None
     # Memory ids a read returned, for the read audit (filled by the handler).
     read_ids: list[str] = field(default_factory=list)
 
@@ -117,6 +120,24 @@ class ToolRegistry:
 
 
 registry = ToolRegistry()
+
+
+def dump_output(value: Any) -> Any:
+    """A tool's output as JSON. Optional fields (default None) are left out when unset: the seeds'
+    ``read_only?``, ``main_paused?``, ``rejected_tags?``; required fields stay, null or not."""
+    if isinstance(value, BaseModel):
+        out: dict[str, Any] = {}
+        for name, info in type(value).model_fields.items():
+            item = getattr(value, name)
+            if item is None and not info.is_required() and info.default is None:
+                continue
+            out[info.alias or name] = dump_output(item)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [dump_output(v) for v in value]
+    if isinstance(value, dict):
+        return {k: dump_output(v) for k, v in value.items()}
+    return to_jsonable_python(value)
 
 
 def tools_for_key(key: AccessKey) -> list[ToolSpec]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.errors import Forbidden, InvalidInput
+from accounts.errors import Conflict, Forbidden, InvalidInput
 from accounts.models import Project, Workspace
 from accounts.services.audit import audit_record
 
@@ -28,7 +28,7 @@ def workspace_get_or_create(*, project: Project, name: str) -> Workspace:
             # Another writer created it first: use theirs.
             workspace = Workspace.objects.get(project=project, name=name)
     if workspace.is_deleted:
-        raise InvalidInput(f"workspace '{name}' was deleted and cannot be reused", code="workspace_deleted")
+        raise Conflict(f"workspace '{name}' was deleted and cannot be reused", code="workspace_deleted")
     return workspace
 
 

@@ -51,13 +51,13 @@ def test_the_app_role_cannot_change_or_remove_audit_rows(world, statement):
 
 
 def test_workspace_lifecycle_is_audited_and_names_never_return(world):
-    from accounts.errors import InvalidInput
+    from accounts.errors import Conflict
 
     with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
         ws = workspace_get_or_create(project=world.a.project, name="drafts")
         assert workspace_get_or_create(project=world.a.project, name="drafts").pk == ws.pk
         workspace_delete(workspace=ws)
-        with pytest.raises(InvalidInput) as excinfo:
+        with pytest.raises(Conflict) as excinfo:
             workspace_get_or_create(project=world.a.project, name="drafts")
         assert excinfo.value.message == "workspace 'drafts' was deleted and cannot be reused"
         # The same name in another project is another workspace.

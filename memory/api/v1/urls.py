@@ -2,8 +2,10 @@ from __future__ import annotations
 
 from django.urls import path
 
-from memory.api.v1 import views
+from memory.api.v1 import guard, views
 
 urlpatterns = [
     path("tools/<str:name>", views.ToolCallView.as_view(), name="tool-call"),
+    path("guard/check", guard.GuardCheckView.as_view(), name="guard-check"),
+    path("tasks/<uuid:task_id>/memory/train", views.TaskTrainView.as_view(), name="task-train"),
 ]

@@ -69,7 +69,7 @@ class ToolCallView(View):
     tenant_door = True
     http_method_names = ["post"]
 
-    def post(self, request: HttpRequest, name: str) -> JsonResponse:
+    def post(self, request: HttpRequest, name: str, task_id: str | None = None) -> JsonResponse:
         try:
             idempotency_key = idempotency_key_from(request)
             arguments = json_arguments(request)
@@ -82,7 +82,16 @@ class ToolCallView(View):
             surface="rest",
             idempotency_key=idempotency_key,
             request_id=request.headers.get("X-Request-Id"),
+            task_id=task_id,
         )
         if outcome.error is not None:
             return error_response(outcome.error)
         return JsonResponse(outcome.output or {}, json_dumps_params={"ensure_ascii": False})
+
+
+@method_decorator(csrf_exempt, name="dispatch")
+class TaskTrainView(ToolCallView):
+    """POST /v1/tasks/<taskId>/memory/train: memory.train for that task (scope tasks:write)."""
+
+    def post(self, request: HttpRequest, task_id: str, name: str = "memory.train") -> JsonResponse:  # type: ignore[override]
+        return super().post(request, name="memory.train", task_id=str(task_id))

@@ -1,0 +1,73 @@
+"""Memory Guard at the write door: every text field scanned before anything is stored."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from accounts.errors import Unprocessable
+from accounts.tenancy import current_tenant
+from memory.guard import RULES_VERSION, guard_check
+from memory.models import GuardEvent
+
+
+class GuardRejected(Unprocessable):
+    """Poisoning: nothing is stored, and a guard event is recorded after the rollback."""
+
+    code = "guard_rejected"
+
+    def __init__(self, message: str, *, reason: str, field_name: str, tool: str) -> None:
+        super().__init__(message)
+        self.reason, self.field_name, self.tool = reason, field_name, tool
+
+    def record_after_rollback(self) -> None:
+        ctx = current_tenant()
+        GuardEvent.objects.create(
+            action="reject",
+            access_key=ctx.access_key,
+            tool=self.tool,
+            reason=f"{self.field_name}: {self.reason}"[:500],
+            rules_version=RULES_VERSION,
+        )
+
+
+@dataclass
+class Scanned:
+    """Field values as they will be stored, and the redactions applied to them."""
+
+    values: dict[str, str]
+    redactions: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def rules(self) -> list[str]:
+        return sorted({r["rule"] for r in self.redactions})
+
+
+def guard_fields(fields: dict[str, str | None], *, tool: str) -> Scanned:
+    """Scan each named text; refuse poisoning in any of them; redact secrets in all of them."""
+    scanned = Scanned(values={})
+    for name, text in fields.items():
+        if not text:
+            scanned.values[name] = text or ""
+            continue
+        result = guard_check(text)
+        if result.verdict == "reject":
+            raise GuardRejected(result.message or "", reason=result.reason or "", field_name=name, tool=tool)
+        scanned.values[name] = result.text
+        scanned.redactions += [
+            {"field": name, "rule": r.rule, "start": r.start, "end": r.end} for r in result.redactions
+        ]
+    return scanned
+
+
+def guard_record_redactions(*, memory_id: object, scanned: Scanned, tool: str) -> None:
+    if scanned.redactions:
+        ctx = current_tenant()
+        GuardEvent.objects.create(
+            action="redact",
+            memory_id=memory_id,
+            access_key=ctx.access_key,
+            tool=tool,
+            rules=scanned.rules,
+            rules_version=RULES_VERSION,
+        )

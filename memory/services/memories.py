@@ -1,0 +1,236 @@
+"""The one write path every dialect uses: guard, limits, versions, graph, audit, archivist."""
+
+from __future__ import annotations
+
+import unicodedata
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import connection
+from django.db.models import Max
+from django.utils import timezone
+
+from accounts.errors import LimitExceeded, Unprocessable
+from accounts.models import AccessKey, Member, Project, Role, Team, Workspace
+from accounts.services.audit import audit_record
+from accounts.tasks import enqueue
+from memory.guard import RULES_VERSION
+from memory.models import Entity, Memory, MemoryEntity, MemoryLink, MemoryTag, Tag, Task
+from memory.selectors.visibility import memories_visible
+from memory.services.guarding import Scanned, guard_fields, guard_record_redactions
+
+PROJECT_LIMIT = "project memory limit exceeded"
+WORKSPACE_LIMIT = "maximum number of memories exceeded for workspace"
+TENANT_LIMIT = "maximum number of memories exceeded for tenant"
+DERIVED_TOO_MANY = "derived_from accepts at most 50 memory ids"
+DERIVED_UNKNOWN = "derived_from contains unknown memory ids"
+MAX_DERIVED = 50
+
+
+@dataclass
+class MemoryDraft:
+    """Everything a new memory needs; each dialect's tool fills in what its contract names."""
+
+    project: Project
+    workspace: Workspace
+    author: Member
+    access_key: AccessKey
+    content: str
+    summary: str = ""
+    kind: str = "fact"
+    layer: str = "project"
+    visibility: str = "project"
+    scope: str = "shared"
+    source: str = "owner"
+    source_id: str | None = None
+    source_hash: str | None = None
+    source_revision: str | None = None
+    origin: dict[str, Any] | None = None
+    source_event_id: str | None = None
+    source_event_revision: str | None = None
+    fact_key: str | None = None
+    confidence: float = 0.5
+    derived_from: list[str] = field(default_factory=list)
+    timestamp: datetime | None = None
+    team: Team | None = None
+    task: Task | None = None
+    role: Role | None = None
+    supersedes: Memory | None = None
+    entities: list[tuple[str, str]] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    prev: Memory | None = None
+
+
+def fold(name: str) -> str:
+    """The key two spellings share when they are the same name: case and full-width folded."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
+def _lock_project(project: Project) -> None:
+    # One writer per project at a time: limits and fact_key versions stay exact under concurrency.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"memory-write:{project.pk}"])
+
+
+def _check_limits(draft: MemoryDraft) -> None:
+    plan = draft.project.enterprise.plan
+    live = Memory.objects.filter(forgotten_at__isnull=True)
+    if live.filter(project=draft.project).count() >= plan.max_memories_per_project:
+        raise LimitExceeded(PROJECT_LIMIT, code="project_limit")
+    if live.filter(workspace=draft.workspace).count() >= plan.max_memories_per_workspace:
+        raise LimitExceeded(WORKSPACE_LIMIT, code="workspace_limit")
+    if live.count() >= plan.max_memories_per_enterprise:
+        raise LimitExceeded(TENANT_LIMIT, code="tenant_limit")
+
+
+def derived_from_check(*, member: Member, ids: list[str]) -> list[str]:
+    """Sorted, unique ids of existing memories this member can access; else the seed's errors."""
+    if len(ids) > MAX_DERIVED:
+        raise Unprocessable(DERIVED_TOO_MANY, code="derived_from_too_many")
+    try:
+        wanted = sorted({str(uuid.UUID(str(i))) for i in ids})
+    except ValueError as exc:
+        raise Unprocessable(DERIVED_UNKNOWN, code="derived_from_unknown") from exc
+    found = {
+        str(pk) for pk in memories_visible(member=member).filter(pk__in=wanted).values_list("pk", flat=True)
+    }
+    if found != set(wanted):
+        raise Unprocessable(DERIVED_UNKNOWN, code="derived_from_unknown")
+    return wanted
+
+
+def entity_get_or_create(*, name: str, type: str) -> tuple[Entity, bool]:
+    key = fold(name)
+    entity = Entity.objects.filter(key=key).first()
+    if entity is not None:
+        if entity.deprecated:
+            entity.deprecated = False
+            entity.save(update_fields=["deprecated"])
+        return entity, False
+    return Entity.objects.create(name=" ".join(name.split()), key=key, type=type), True
+
+
+def tag_get_or_create(path: str) -> Tag:
+    """The tag and every ancestor of it: the tree is built from slash paths."""
+    parent: Tag | None = None
+    parts = [p for p in path.split("/") if p]
+    for depth in range(1, len(parts) + 1):
+        node_path = "/".join(parts[:depth])
+        node = Tag.objects.filter(path=node_path).first()
+        if node is None:
+            node = Tag.objects.create(path=node_path, name=parts[depth - 1], parent=parent)
+        parent = node
+    assert parent is not None
+    return parent
+
+
+def link_entities(memory: Memory, entities: list[tuple[str, str]]) -> list[tuple[Entity, bool]]:
+    linked = []
+    for name, type_ in entities:
+        entity, created = entity_get_or_create(name=name, type=type_)
+        MemoryEntity.objects.get_or_create(enterprise_id=memory.enterprise_id, memory=memory, entity=entity)
+        linked.append((entity, created))
+    return linked
+
+
+def link_tags(memory: Memory, paths: list[str]) -> list[Tag]:
+    tags = []
+    for path in paths:
+        tag = tag_get_or_create(path)
+        MemoryTag.objects.get_or_create(enterprise_id=memory.enterprise_id, memory=memory, tag=tag)
+        tags.append(tag)
+    return tags
+
+
+def _scan(draft: MemoryDraft, tool: str) -> Scanned:
+    fields: dict[str, str | None] = {
+        "content": draft.content,
+        "summary": draft.summary,
+        "source": draft.source,
+        "source_id": draft.source_id,
+        "source_hash": draft.source_hash,
+        "source_revision": draft.source_revision,
+        "fact_key": draft.fact_key,
+        "scope": draft.scope,
+    }
+    for i, (name, type_) in enumerate(draft.entities):
+        fields[f"entities[{i}].name"] = name
+        fields[f"entities[{i}].type"] = type_
+    for i, tag in enumerate(draft.tags):
+        fields[f"tags[{i}]"] = tag
+    for part in ("provider", "address", "version"):
+        value = (draft.origin or {}).get(part)
+        if isinstance(value, str):
+            fields[f"source.{part}"] = value
+    return guard_fields(fields, tool=tool)
+
+
+def memory_create(*, draft: MemoryDraft, tool: str) -> Memory:
+    """Store one memory (in the caller's transaction), or refuse with nothing written."""
+    scanned = _scan(draft, tool)
+    v = scanned.values
+    _lock_project(draft.project)
+    _check_limits(draft)
+    fact_version = None
+    if draft.fact_key:
+        latest = Memory.objects.filter(project=draft.project, fact_key=v["fact_key"]).aggregate(
+            n=Max("fact_version")
+        )
+        fact_version = (latest["n"] or 0) + 1
+    origin = dict(draft.origin) if draft.origin else None
+    if origin:
+        origin.update({k: v[f"source.{k}"] for k in ("provider", "address", "version") if f"source.{k}" in v})
+    memory = Memory.objects.create(
+        enterprise_id=draft.project.enterprise_id,
+        project=draft.project,
+        workspace=draft.workspace,
+        team=draft.team if draft.team is not None else draft.project.team,
+        author=draft.author,
+        access_key=draft.access_key,
+        task=draft.task,
+        role=draft.role,
+        timestamp=draft.timestamp or timezone.now(),
+        summary=v["summary"],
+        content=v["content"],
+        kind=draft.kind,
+        layer=draft.layer,
+        visibility=draft.visibility,
+        scope=v["scope"],
+        source=v["source"],
+        source_id=v["source_id"] or None,
+        source_hash=v["source_hash"] or None,
+        source_revision=v["source_revision"] or None,
+        origin=origin,
+        source_event_id=draft.source_event_id,
+        source_event_revision=draft.source_event_revision,
+        fact_key=v["fact_key"] or None,
+        fact_version=fact_version,
+        confidence=draft.confidence,
+        derived_from=draft.derived_from,
+        supersedes=draft.supersedes,
+        redactions=scanned.redactions,
+        guard_version=RULES_VERSION,
+    )
+    entities = [(v[f"entities[{i}].name"], v[f"entities[{i}].type"]) for i in range(len(draft.entities))]
+    memory._linked_entities = link_entities(memory, entities)  # type: ignore[attr-defined]
+    memory._linked_tags = link_tags(memory, [v[f"tags[{i}]"] for i in range(len(draft.tags))])  # type: ignore[attr-defined]
+    if draft.prev is not None:
+        MemoryLink.objects.create(enterprise_id=memory.enterprise_id, kind="next", src=draft.prev, dst=memory)
+    guard_record_redactions(memory_id=memory.pk, scanned=scanned, tool=tool)
+    audit_record(
+        action="memory.create",
+        target=memory,
+        details={
+            "tool": tool,
+            "project": str(draft.project.pk),
+            "workspace": draft.workspace.name,
+            "layer": draft.layer,
+            "redactions": scanned.rules,
+        },
+    )
+    from memory.tasks import archivist_process
+
+    enqueue(archivist_process, enterprise_id=str(memory.enterprise_id), memory_id=str(memory.pk))
+    return memory

@@ -1,0 +1,193 @@
+"""The archivist: after a memory commits, compute what the write did not.
+
+Embedding (when deferred), SIMILAR and near-DUPLICATE links, entity
+co-occurrence (CONNECTED), fact_key conflicts and source staleness. Every step
+recomputes its own results for the memory, so a repeat (a killed worker's
+redelivery, a retry) leaves the same state.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+
+from django.db.models import Q
+from pgvector.django import CosineDistance
+
+from accounts.services.audit import audit_record
+from accounts.tasks import TenantTask
+from config.celery import app
+from memory.embedding import EmbedderUnavailable, get_embedder, near_duplicate_floor, similarity_floor
+from memory.models import EntityCooccurrence, LinkKind, Memory, MemoryEntity, MemoryLink, Status, Visibility
+
+logger = logging.getLogger(__name__)
+SIMILAR_TOP_K = 5
+
+
+def embedding_text(memory: Memory) -> str:
+    return f"{memory.summary}\n{memory.content}".strip() if memory.summary else memory.content
+
+
+def archivist_embed(memory: Memory) -> bool:
+    embedder = get_embedder()
+    if memory.embedding is not None and memory.embedding_model == embedder.name:
+        return False
+    [vector] = embedder.embed_passages([embedding_text(memory)])
+    memory.embedding, memory.embedding_model, memory.embedding_dim = vector, embedder.name, embedder.dim
+    memory.save(update_fields=["embedding", "embedding_model", "embedding_dim"])
+    return True
+
+
+def _shared_readers(memory: Memory) -> Q:
+    """Candidates whose readers overlap this memory's: its project, or enterprise-wide ones."""
+    if memory.visibility == Visibility.ENTERPRISE:
+        return Q()
+    return Q(project_id=memory.project_id) | Q(visibility=Visibility.ENTERPRISE)
+
+
+def archivist_similar(memory: Memory) -> int:
+    MemoryLink.objects.filter(
+        src=memory, kind__in=[LinkKind.SIMILAR, LinkKind.DUPLICATE], by_archivist=True
+    ).delete()
+    if memory.embedding is None:
+        return 0
+    floor, duplicate = similarity_floor(memory.embedding_model), near_duplicate_floor(memory.embedding_model)
+    neighbours = (
+        Memory.objects.filter(
+            _shared_readers(memory), forgotten_at__isnull=True, embedding_model=memory.embedding_model
+        )
+        .exclude(pk=memory.pk)
+        .exclude(embedding__isnull=True)
+        .annotate(distance=CosineDistance("embedding", memory.embedding))
+        .order_by("distance")[:SIMILAR_TOP_K]
+    )
+    made = 0
+    for other in neighbours:
+        score = 1.0 - float(other.distance)  # type: ignore[attr-defined]
+        if score < floor:
+            break
+        kind = LinkKind.DUPLICATE if score >= duplicate else LinkKind.SIMILAR
+        MemoryLink.objects.update_or_create(
+            enterprise_id=memory.enterprise_id,
+            kind=kind,
+            src=memory,
+            dst=other,
+            defaults={"score": score, "by_archivist": True},
+        )
+        made += 1
+    return made
+
+
+def archivist_cooccurrence(memory: Memory) -> int:
+    entity_ids = sorted(MemoryEntity.objects.filter(memory=memory).values_list("entity_id", flat=True))
+    for a, b in itertools.combinations(entity_ids, 2):
+        together = (
+            MemoryEntity.objects.filter(entity_id=a, memory__forgotten_at__isnull=True)
+            .filter(memory__in=MemoryEntity.objects.filter(entity_id=b).values("memory"))
+            .count()
+        )
+        EntityCooccurrence.objects.update_or_create(
+            enterprise_id=memory.enterprise_id, a_id=a, b_id=b, defaults={"count": together}
+        )
+    return len(entity_ids)
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def archivist_fact_conflicts(memory: Memory) -> int:
+    if not memory.fact_key:
+        return 0
+    others = (
+        Memory.objects.filter(
+            project_id=memory.project_id, fact_key=memory.fact_key, forgotten_at__isnull=True
+        )
+        .exclude(pk=memory.pk)
+        .exclude(status=Status.SUPERSEDED)
+    )
+    conflicting = [o for o in others if _normal(o.content) != _normal(memory.content)]
+    for other in conflicting:
+        MemoryLink.objects.get_or_create(
+            enterprise_id=memory.enterprise_id,
+            kind=LinkKind.CONFLICT,
+            src=memory,
+            dst=other,
+            defaults={"by_archivist": True},
+        )
+    if conflicting:
+        ids = [memory.pk, *[o.pk for o in conflicting]]
+        Memory.objects.filter(pk__in=ids, status__in=[Status.UNVERIFIED, Status.STALE]).update(
+            status=Status.CONFLICT
+        )
+    return len(conflicting)
+
+
+def archivist_staleness(memory: Memory) -> int:
+    """Same source_id with a newer source_hash: the older records are stale."""
+    if not memory.source_id or not memory.source_hash:
+        return 0
+    older = (
+        Memory.objects.filter(
+            source_id=memory.source_id, forgotten_at__isnull=True, created_at__lt=memory.created_at
+        )
+        .exclude(source_hash=memory.source_hash)
+        .exclude(source_hash__isnull=True)
+        .exclude(pk=memory.pk)
+    )
+    older = older.filter(_shared_readers(memory))
+    count = 0
+    for old in older:
+        MemoryLink.objects.get_or_create(
+            enterprise_id=memory.enterprise_id,
+            kind=LinkKind.STALE,
+            src=old,
+            dst=memory,
+            defaults={"by_archivist": True},
+        )
+        count += 1
+    older.filter(status=Status.UNVERIFIED).update(status=Status.STALE)
+    return count
+
+
+@app.task(
+    base=TenantTask,
+    name="memory.archivist_process",
+    autoretry_for=(EmbedderUnavailable,),
+    retry_backoff=True,
+    retry_backoff_max=300,
+    max_retries=20,
+)
+def archivist_process(*, enterprise_id: str, memory_id: str) -> dict[str, int]:
+    memory = Memory.objects.filter(pk=memory_id, forgotten_at__isnull=True).first()
+    if memory is None:
+        return {}
+    result = {
+        "embedded": int(archivist_embed(memory)),
+        "similar": archivist_similar(memory),
+        "entities": archivist_cooccurrence(memory),
+        "conflicts": archivist_fact_conflicts(memory),
+        "stale": archivist_staleness(memory),
+    }
+    audit_record(action="archivist.process", target=memory, details=result)
+    return result
+
+
+@app.task(base=TenantTask, name="memory.guard_rescan")
+def guard_rescan_task(*, enterprise_id: str) -> dict[str, int]:
+    from memory.services.maintenance import guard_rescan
+
+    return dict(guard_rescan().result)
+
+
+@app.task(
+    base=TenantTask,
+    name="memory.embedding_reindex",
+    autoretry_for=(EmbedderUnavailable,),
+    retry_backoff=True,
+    max_retries=20,
+)
+def embedding_reindex_task(*, enterprise_id: str) -> dict[str, int]:
+    from memory.services.maintenance import embedding_reindex
+
+    return dict(embedding_reindex().result)

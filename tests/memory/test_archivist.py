@@ -1,0 +1,123 @@
+"""The archivist on the real worker and broker: embeddings, links, conflicts, staleness."""
+
+from __future__ import annotations
+
+import pytest
+
+from accounts.tenancy import tenant_context
+from memory.dispatch import tool_dispatch
+from memory.models import EntityCooccurrence, LinkKind, Memory, MemoryLink
+from tests.live import running_worker, wait_for
+
+pytestmark = pytest.mark.live
+
+
+@pytest.fixture
+def live_db(django_db_blocker):
+    with django_db_blocker.unblock():
+        yield
+
+
+def _remember(secret, **arguments):
+    outcome = tool_dispatch(secret=secret, name="remember", arguments=arguments, surface="rest")
+    assert outcome.ok, outcome.error
+    return outcome.output["id"]
+
+
+def _save(secret, **arguments):
+    outcome = tool_dispatch(secret=secret, name="save_memory", arguments=arguments, surface="rest")
+    assert outcome.ok, outcome.error
+    return outcome.output["event_id"]
+
+
+def test_archivist_builds_what_the_write_did_not(committed_world, live_db):
+    world = committed_world
+    _, secret = world.alice.keys[world.a.enterprise.slug]
+    workspace = "archivist-test"
+    with running_worker():
+        first = _remember(
+            secret,
+            content="Staging is deployed with the app-staging systemd unit.",
+            fact_key="deploy-staging",
+            workspace=workspace,
+        )
+        second = _remember(
+            secret,
+            content="Staging deploys run through docker compose now.",
+            fact_key="deploy-staging",
+            workspace=workspace,
+        )
+        old = _remember(
+            secret,
+            content="The runbook says restart nginx after deploys.",
+            source_id="docs/runbook.md",
+            source_hash="sha256:1",
+            workspace=workspace,
+        )
+        new = _remember(
+            secret,
+            content="The runbook says reload nginx after deploys.",
+            source_id="docs/runbook.md",
+            source_hash="sha256:2",
+            workspace=workspace,
+        )
+        similar = _remember(
+            secret,
+            content="Staging is deployed with the app-staging systemd unit on every merge.",
+            workspace=workspace,
+        )
+        event = _save(
+            secret,
+            summary="Dana and Lee paired on the staging deploy.",
+            content="Dana and Lee paired on it.",
+            entities=[{"name": "Dana", "type": "person"}, {"name": "Lee", "type": "person"}],
+            tags=[],
+        )
+
+        def done():
+            with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
+                ids = [first, second, old, new, similar, event]
+                return (
+                    Memory.objects.filter(pk__in=ids, embedding__isnull=False).count() == len(ids)
+                    and MemoryLink.objects.filter(
+                        src_id=similar, kind__in=[LinkKind.SIMILAR, LinkKind.DUPLICATE]
+                    ).exists()
+                )
+
+        wait_for(done, timeout=120, interval=0.5, what="the archivist")
+    with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
+        status = dict(Memory.objects.filter(pk__in=[first, second, old, new]).values_list("pk", "status"))
+        assert {str(k): v for k, v in status.items()} == {
+            first: "conflict",
+            second: "conflict",
+            old: "stale",
+            new: "unverified",
+        }
+        assert MemoryLink.objects.filter(kind=LinkKind.STALE, src_id=old, dst_id=new).exists()
+        link = (
+            MemoryLink.objects.filter(src_id=similar, kind__in=[LinkKind.SIMILAR, LinkKind.DUPLICATE])
+            .order_by("-score")
+            .first()
+        )
+        assert str(link.dst_id) == first
+        memory = Memory.objects.get(pk=event)
+        assert memory.embedding_dim == 384 and memory.embedding_model
+        pair = EntityCooccurrence.objects.get(a__name="Dana", b__name="Lee")
+        assert pair.count >= 1
+
+
+def test_archivist_is_idempotent(committed_world, live_db):
+    from memory.tasks import archivist_process
+
+    world = committed_world
+    _, secret = world.alice.keys[world.a.enterprise.slug]
+    memory_id = _remember(secret, content="Idempotent archivist run check note.", workspace="archivist-idem")
+    kwargs = {"enterprise_id": str(world.a.enterprise.pk), "memory_id": memory_id}
+    first = archivist_process.apply(kwargs=kwargs).get()
+    with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
+        links = sorted(MemoryLink.objects.filter(src_id=memory_id).values_list("kind", "dst_id", "score"))
+    second = archivist_process.apply(kwargs=kwargs).get()
+    with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
+        again = sorted(MemoryLink.objects.filter(src_id=memory_id).values_list("kind", "dst_id", "score"))
+    assert first["embedded"] == 1 and second["embedded"] == 0
+    assert links == again
