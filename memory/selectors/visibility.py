@@ -34,9 +34,7 @@ def memories_visible(*, member: Member, include_forgotten: bool = False) -> Quer
     return memories
 
 
-def memory_get_visible(
-    *, member: Member, memory_id: str, include_forgotten: bool = False
-) -> Memory | None:
+def memory_get_visible(*, member: Member, memory_id: str, include_forgotten: bool = False) -> Memory | None:
     try:
         return (
             memories_visible(member=member, include_forgotten=include_forgotten).filter(pk=memory_id).first()

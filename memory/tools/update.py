@@ -217,7 +217,9 @@ class _Update:
                 accepted.append(path)
         scanned = guard_fields({f"add_tags[{i}]": p for i, p in enumerate(accepted)}, tool="update_memory")
         before = set(MemoryTag.objects.filter(memory=self.memory).values_list("tag__path", flat=True))
-        for linked in link_tags(self.memory, [scanned.values[f"add_tags[{i}]"] for i in range(len(accepted))]):
+        for linked in link_tags(
+            self.memory, [scanned.values[f"add_tags[{i}]"] for i in range(len(accepted))]
+        ):
             if linked.path not in before:
                 self.push("added_tags", linked.path)
                 self.tags_changed["added"].append(linked.path)

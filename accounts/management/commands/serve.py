@@ -46,6 +46,8 @@ class Command(BaseCommand):
         creds = None if options["no_demo"] else demo_seed()
         self.base_url = f"http://{options['host']}:{options['port']}"
         children = [self._worker(options["concurrency"]), self._web(options["host"], options["port"])]
+        # Memories scanned or embedded under older rules or another model are brought up to date.
+        call_command("memory_jobs", verbosity=0)
         stopping = False
 
         def stop(signum: int, _frame: Any) -> None:

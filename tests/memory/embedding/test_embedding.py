@@ -121,7 +121,7 @@ def test_russian_sentence_lands_near_its_english_translation(e5: Embedder) -> No
             "I painted a sunset over the lake.",
         ]
     )
-    assert cos(ru, en) >= similarity_floor(e5.name)
+    assert cos(ru, en) > 0.85
     assert cos(ru, en) > max(cos(ru, o) for o in others) + 0.05
 
 
