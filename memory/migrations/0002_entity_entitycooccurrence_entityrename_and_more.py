@@ -112,7 +112,7 @@ class Migration(migrations.Migration):
                 ('embedding', pgvector.django.vector.VectorField(blank=True, null=True)),
                 ('embedding_model', models.CharField(blank=True, default='', max_length=200)),
                 ('embedding_dim', models.PositiveIntegerField(blank=True, null=True)),
-                ('search_vector', models.GeneratedField(db_persist=True, expression=django.contrib.postgres.search.SearchVector('summary', 'content', config='simple'), output_field=django.contrib.postgres.search.SearchVectorField())),
+                ('search_vector', models.GeneratedField(db_persist=True, expression=django.contrib.postgres.search.SearchVector('summary', 'content', config='english'), output_field=django.contrib.postgres.search.SearchVectorField())),
                 ('access_key', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='accounts.accesskey')),
                 ('author', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='memories', to='accounts.member')),
                 ('enterprise', models.ForeignKey(editable=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.enterprise')),
