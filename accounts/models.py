@@ -295,6 +295,10 @@ class AccessKey(TenantModel):
     task = models.ForeignKey(
         "memory.Task", null=True, blank=True, on_delete=models.CASCADE, related_name="run_keys"
     )
+    # A run key lives for one run: it can ask and train only within that run.
+    run = models.ForeignKey(
+        "memory.TaskRun", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     # Empty means every toolset.
     toolsets = ArrayField(models.CharField(max_length=32), default=list, blank=True)
     prefix = models.CharField(max_length=16, editable=False)

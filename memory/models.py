@@ -311,3 +311,17 @@ class ToolCallWindow(TenantModel):
         constraints = [
             models.UniqueConstraint(fields=["project", "window_start"], name="toolcallwindow_unique_minute")
         ]
+
+
+class TaskRun(TenantModel):
+    """One run of a task: it consults memory before its work and learns from it afterwards."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="runs")
+    started_by = models.ForeignKey("accounts.Member", null=True, on_delete=models.SET_NULL, related_name="+")
+    run_key = models.ForeignKey("accounts.AccessKey", null=True, on_delete=models.SET_NULL, related_name="+")
+    state = models.CharField(max_length=16, default="running")  # running | finished
+    outcome = models.TextField(blank=True, default="")
+    learned = models.ForeignKey(Memory, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    started_at = models.DateTimeField(default=timezone.now, editable=False)
+    finished_at = models.DateTimeField(null=True, blank=True)

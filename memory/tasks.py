@@ -107,7 +107,8 @@ def archivist_fact_conflicts(memory: Memory) -> int:
         .exclude(status=Status.SUPERSEDED)
     )
     conflicting = [o for o in others if _normal(o.content) != _normal(memory.content)]
-    for other in conflicting:
+    # One link per pair, from the newer record to the older one.
+    for other in [o for o in conflicting if (o.created_at, str(o.pk)) < (memory.created_at, str(memory.pk))]:
         MemoryLink.objects.get_or_create(
             enterprise_id=memory.enterprise_id,
             kind=LinkKind.CONFLICT,

@@ -7,7 +7,7 @@ from django.db.models import Q, QuerySet
 from guardian.shortcuts import get_objects_for_user
 
 from accounts.models import Member, Project
-from memory.models import Memory, Visibility
+from memory.models import Layer, Memory, Visibility
 
 
 def projects_readable(*, member: Member) -> QuerySet[Project]:
@@ -28,7 +28,9 @@ def memories_visible(*, member: Member, include_forgotten: bool = False) -> Quer
         | (in_project & Q(visibility=Visibility.TEAM, team_id__in=team_ids))
         | Q(visibility=Visibility.AUTHOR, author=member)
     )
-    memories = Memory.objects.filter(rule)
+    # The role layer is read by the holders of the role only.
+    role_ids = list(member.roles.values_list("pk", flat=True))
+    memories = Memory.objects.filter(rule).exclude(Q(layer=Layer.ROLE) & ~Q(role_id__in=role_ids))
     if not include_forgotten:
         memories = memories.filter(forgotten_at__isnull=True)
     return memories

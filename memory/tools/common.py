@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from accounts.errors import Forbidden
 from accounts.models import Workspace
 from accounts.services.workspaces import workspace_get_or_create
 from memory.registry import ToolCall
+
+
+class SearchedScope(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enterprise: str = Field(description="The enterprise searched.")
+    projects: list[str] | None = Field(
+        description="Projects searched; null means every project the account may read."
+    )
+    workspace: str | None = Field(description="The folder searched when the connection is folder-bound.")
+    enterprise_wide: bool = Field(description="Whether memories shared enterprise-wide were included.")
+    team: int | None = Field(description="The team filter, when one was given.")
+    layers: list[str] | None = Field(description="Layers read; null means every layer the account may read.")
+    principal: list[int] | None = Field(description="Member ids the principal filter resolved to.")
+
 
 WORKSPACE_DENIED = "403 Forbidden: workspace access denied for project"
 

@@ -2,10 +2,15 @@ from __future__ import annotations
 
 from django.urls import path
 
-from memory.api.v1 import guard, views
+from memory.api.v1 import guard, runs, views
 
 urlpatterns = [
     path("tools/<str:name>", views.ToolCallView.as_view(), name="tool-call"),
     path("guard/check", guard.GuardCheckView.as_view(), name="guard-check"),
+    path("tasks/<uuid:task_id>/memory/ask", runs.TaskAskView.as_view(), name="task-ask"),
+    path("tasks/<uuid:task_id>/runs", runs.RunStartView.as_view(), name="task-run-start"),
+    path(
+        "tasks/<uuid:task_id>/runs/<uuid:run_id>/finish", runs.RunFinishView.as_view(), name="task-run-finish"
+    ),
     path("tasks/<uuid:task_id>/memory/train", views.TaskTrainView.as_view(), name="task-train"),
 ]

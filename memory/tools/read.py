@@ -1,0 +1,816 @@
+"""Read tools: search_memory, search, list_memory_timeline, find_memories_by_entity, find_memory_connections.
+
+Every read returns only what the caller may see (memory/selectors/visibility.py
+and the read scope of the key) and records the ids it returned for the audit.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db.models import Q
+from django.utils import timezone
+from pydantic import Field
+
+from accounts.errors import Unprocessable
+from accounts.models import Member, Team
+from memory.models import Entity, EntityRename, LinkKind, Memory, MemoryEntity, MemoryLink, MemoryTag, Tag
+from memory.registry import ToolCall, ToolSpec, registry
+from memory.selectors.graph import shared_categories, surroundings
+from memory.selectors.search import ReadScope, hybrid_rank, memories_by_ids, scope_for_key, scoped_memories
+from memory.services.memories import fold
+from memory.tools.common import Closed, SearchedScope
+
+MAX_OFFSET = 200
+ENTITIES_MODE = (
+    "mode 'entities' is no longer supported: to look an entity up by name call find_memories_by_entity"
+)
+
+
+def clamp(value: int, low: int, high: int) -> int:
+    return max(low, min(high, value))
+
+
+# --- shared output pieces --------------------------------------------------------------------------
+
+
+class Sequential(Closed):
+    prev: str | None = Field(description="The event before this one in its sequence, if any.")
+    next: str | None = Field(description="The event after this one in its sequence, if any.")
+
+
+class Connections(Closed):
+    sequential: Sequential = Field(description="Sequence neighbours (prev/next).")
+
+
+class EventHit(Closed):
+    event_id: str = Field(
+        description="The event's id (for update_memory, forget, prev_event_id, get content)."
+    )
+    summary: str = Field(description="The retrieval surface.")
+    content: str = Field(description="The stored text.")
+    timestamp: str = Field(description="When it happened, ISO 8601.")
+    score: float = Field(
+        description="Fused rank score (higher is better); comparable within one response only."
+    )
+    channels: list[str] = Field(description="Which channels found it: text, vector, entity.")
+    project: str = Field(description="The project it lives in.")
+    workspace: str = Field(description="Its folder.")
+    status: str = Field(description="unverified, stale, conflict or superseded.")
+    tags: list[str] = Field(description="Its tags: the memory's tags that narrow a search.")
+    entities: list[str] = Field(description="Entities it mentions.")
+    connections: Connections = Field(description="Its sequence neighbours.")
+    vector_pending: bool = Field(
+        description="True while it is not yet searchable by meaning (text search finds it)."
+    )
+
+
+class HintEntity(Closed):
+    id: int = Field(description="Entity id (for find_memories_by_entity and list_memory_timeline).")
+    name: str = Field(description="Entity name.")
+    type: str = Field(description="Entity type.")
+    count: int = Field(description="How many results mention it.")
+
+
+class Category(Closed):
+    id: int = Field(description="Tag group id (cg_id for list_memory_timeline).")
+    name: str = Field(description="The tag's own name.")
+    path: str = Field(description="Its slash path.")
+    count: int = Field(description="How many results carry it.")
+    total: int | None = Field(default=None, description="How many memories carry it in all.")
+
+
+class Hint(Closed):
+    threads: list[list[str]] = Field(description="Results that sit in one sequence, in order.")
+    entities: list[HintEntity] = Field(description="Entities across the results, most mentioned first.")
+    categories: list[Category] = Field(description="Tags shared by two or more results.")
+    clusters: list[list[str]] = Field(description="Results the archivist linked as similar, grouped.")
+    available_channels: list[str] = Field(description="Channels that answered: text, vector, entity.")
+
+
+def _read_scope(call: ToolCall) -> ReadScope:
+    return scope_for_key(member=call.member, key=call.access_key)
+
+
+def _hits(
+    ids: list[uuid.UUID], scores: dict[uuid.UUID, float], channels: dict[uuid.UUID, list[str]]
+) -> tuple[list[EventHit], Any]:
+    memories = memories_by_ids(ids)
+    around = surroundings(ids, visible_ids=set(ids) | set(memories))
+    hits = []
+    for pk in ids:
+        m = memories.get(pk)
+        if m is None:
+            continue
+        hits.append(
+            EventHit(
+                event_id=str(m.pk),
+                summary=m.summary,
+                content=m.content,
+                timestamp=m.timestamp.isoformat(),
+                score=round(scores.get(pk, 0.0), 6),
+                channels=channels.get(pk, []),
+                project=m.project.slug,
+                workspace=m.workspace.name,
+                status=m.status,
+                tags=around.tags.get(pk, []),
+                entities=[name for _, name, _ in around.entities.get(pk, [])],
+                connections=Connections(
+                    sequential=Sequential(prev=around.prev.get(pk), next=around.next.get(pk))
+                ),
+                vector_pending=m.embedding is None,
+            )
+        )
+    return hits, around
+
+
+def _threads(ids: list[uuid.UUID]) -> list[list[str]]:
+    links = MemoryLink.objects.filter(kind=LinkKind.NEXT, src_id__in=ids, dst_id__in=ids).values_list(
+        "src_id", "dst_id"
+    )
+    nxt = dict(links)
+    starts = [i for i in ids if i in nxt and i not in set(nxt.values())]
+    threads = []
+    for start in starts:
+        chain, node = [str(start)], start
+        while node in nxt and len(chain) < 50:
+            node = nxt[node]
+            chain.append(str(node))
+        threads.append(chain)
+    return threads
+
+
+def _clusters(ids: list[uuid.UUID]) -> list[list[str]]:
+    parent = {i: i for i in ids}
+
+    def root(i: uuid.UUID) -> uuid.UUID:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for a, b in MemoryLink.objects.filter(
+        kind__in=[LinkKind.SIMILAR, LinkKind.DUPLICATE], src_id__in=ids, dst_id__in=ids
+    ).values_list("src_id", "dst_id"):
+        parent[root(a)] = root(b)
+    groups: dict[uuid.UUID, list[str]] = {}
+    for i in ids:
+        groups.setdefault(root(i), []).append(str(i))
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def _hint(ids: list[uuid.UUID], around: Any, available: list[str]) -> Hint:
+    counts: Counter[tuple[int, str, str]] = Counter()
+    for pk in ids:
+        counts.update(set(around.entities.get(pk, [])))
+    return Hint(
+        threads=_threads(ids),
+        entities=[HintEntity(id=e[0], name=e[1], type=e[2], count=n) for e, n in counts.most_common(10)],
+        categories=[Category(**c) for c in shared_categories([around.tag_ids.get(pk, []) for pk in ids])],  # type: ignore[arg-type]
+        clusters=_clusters(ids),
+        available_channels=available,
+    )
+
+
+# --- search_memory -------------------------------------------------------------------------------
+
+
+class SearchMemoryIn(Closed):
+    query: str = Field(
+        description="One self-contained sentence. Resolve referents; keep exact identifiers intact."
+    )
+    top_k: int = Field(default=10, description="Max hits (1-50, clamped).")
+    mode: str = Field(default="hybrid", description='"hybrid" (default) or "events": both return event hits.')
+    principal: str | None = Field(
+        default=None,
+        description="Restrict to content attributed to one user or team: a handle (email or team name) or a principal id.",
+    )
+    offset: int = Field(default=0, description="How many top-ranked results to skip (clamped to 200).")
+
+
+class PrincipalCandidate(Closed):
+    id: str = Field(description="Principal id to re-call with (member:<id> or team:<id>).")
+    kind: str = Field(description="member or team.")
+    handle: str = Field(description="Email or team name.")
+    name: str = Field(description="Display name.")
+
+
+class Continuation(Closed):
+    offset: int = Field(description="Pass this offset to read further down the same ranking.")
+
+
+class SearchMemoryOut(Closed):
+    query: str = Field(description="The query as searched.")
+    mode: str = Field(description="The mode used.")
+    hits: list[EventHit] = Field(description="Event hits, best first.")
+    total: int = Field(
+        description="How many visible memories matched any channel (within the ranking depth)."
+    )
+    hint: Hint = Field(description="A connection map over all results.")
+    searched_scope: SearchedScope = Field(
+        description="The scope the server searched, decided from the account and connection."
+    )
+    continuation: Continuation | None = Field(
+        default=None, description="Present when more results lie behind this page."
+    )
+    principal_candidates: list[PrincipalCandidate] | None = Field(
+        default=None, description="Present when principal matched several: re-call with one id."
+    )
+
+
+def _principals(principal: str) -> tuple[list[int], list[PrincipalCandidate]]:
+    """Resolve a handle or id to member ids; several matches come back as candidates."""
+    text = principal.strip()
+    kind, _, raw = text.partition(":")
+    if kind in ("member", "team") and raw.isdigit():
+        if kind == "member":
+            return ([int(raw)] if Member.objects.filter(pk=int(raw)).exists() else []), []
+        team = Team.objects.filter(pk=int(raw)).first()
+        return (list(team.members.values_list("pk", flat=True)) if team else []), []
+    users = User.objects.filter(Q(email__iexact=text) | Q(username__iexact=text)).values_list("pk", flat=True)
+    members = list(Member.objects.filter(user_id__in=list(users)).select_related("user"))
+    teams = list(Team.objects.filter(Q(name__iexact=text) | Q(slug__iexact=text)))
+    candidates = [
+        PrincipalCandidate(
+            id=f"member:{m.pk}",
+            kind="member",
+            handle=m.user.email or m.user.username,
+            name=m.user.get_full_name() or m.user.username,
+        )
+        for m in members
+    ] + [PrincipalCandidate(id=f"team:{t.pk}", kind="team", handle=t.name, name=t.name) for t in teams]
+    if len(candidates) > 1:
+        return [], candidates
+    if members:
+        return [members[0].pk], []
+    if teams:
+        return list(teams[0].members.values_list("pk", flat=True)), []
+    return [], []
+
+
+def search_memory(call: ToolCall, args: SearchMemoryIn) -> SearchMemoryOut:
+    if args.mode == "entities":
+        raise Unprocessable(ENTITIES_MODE, code="mode_not_supported")
+    if args.mode not in ("hybrid", "events"):
+        raise Unprocessable('mode must be "hybrid" or "events"', code="invalid_mode")
+    if not args.query.strip():
+        raise Unprocessable("query must not be empty", code="query_empty")
+    top_k, offset = clamp(args.top_k, 1, 50), clamp(args.offset, 0, MAX_OFFSET)
+    scope = _read_scope(call)
+    if args.principal:
+        authors, candidates = _principals(args.principal)
+        if candidates:
+            return SearchMemoryOut(
+                query=args.query,
+                mode=args.mode,
+                hits=[],
+                total=0,
+                hint=Hint(threads=[], entities=[], categories=[], clusters=[], available_channels=[]),
+                searched_scope=SearchedScope(**scope.describe()),
+                principal_candidates=candidates,
+            )
+        if not authors:
+            raise Unprocessable(
+                f"principal {args.principal!r} matches no one: pass an email, a team name, or a principal id",
+                code="principal_unknown",
+            )
+        scope = ReadScope(**{**scope.__dict__, "author_ids": tuple(authors)})
+    ranked = hybrid_rank(memories=scoped_memories(scope), query=args.query, depth=max(100, offset + top_k))
+    page = ranked.ids[offset : offset + top_k]
+    hits, around = _hits(page, ranked.scores, ranked.channels)
+    call.read_ids = [h.event_id for h in hits]
+    fields: dict[str, Any] = {
+        "query": args.query,
+        "mode": args.mode,
+        "hits": hits,
+        "total": len(ranked.ids),
+        "hint": _hint(page, around, ranked.available_channels),
+        "searched_scope": SearchedScope(**scope.describe()),
+    }
+    if offset + top_k < len(ranked.ids) and offset + top_k <= MAX_OFFSET:
+        fields["continuation"] = Continuation(offset=offset + top_k)
+    return SearchMemoryOut(**fields)
+
+
+# --- search (remember dialect) -----------------------------------------------------------------
+
+
+class SearchIn(Closed):
+    query: str = Field(description="What to look for, in a sentence or a few words.")
+    workspace: str | None = Field(default=None, description="Only this workspace of the key's project.")
+    scope: str | None = Field(
+        default=None, description="Only records with this scope label (e.g. shared, private)."
+    )
+    limit: int = Field(default=10, description="Max results (1-50, clamped).")
+
+
+class Relation(Closed):
+    type: str = Field(description="similar, duplicate, conflict, stale, next or resolved_by.")
+    id: str = Field(description="The related record.")
+    direction: str = Field(description="out (from this record) or in (to it).")
+    score: float | None = Field(default=None, description="Cosine for similar/duplicate.")
+
+
+class SearchResult(Closed):
+    id: str = Field(description="Record id (for forget and derived_from).")
+    content: str = Field(description="The record's text.")
+    workspace: str = Field(description="Workspace.")
+    scope: str = Field(description="Its label.")
+    status: str = Field(
+        description="unverified, stale (a newer source_hash exists) or conflict (same fact_key, different content)."
+    )
+    score: float = Field(description="Rank score, higher is better.")
+    source_id: str | None = Field(description="Provenance.")
+    source_hash: str | None = Field(description="Provenance.")
+    source_revision: str | None = Field(description="Provenance.")
+    fact_key: str | None = Field(description="Topic key.")
+    confidence: float = Field(description="0..1 as saved.")
+    derived_from: list[str] = Field(description="Records this one summarises.")
+    created_at: str = Field(description="ISO 8601 (UTC).")
+    graph_relations: list[Relation] = Field(
+        description="Links the archivist (and corrections) made to other visible records."
+    )
+
+
+class SearchOut(Closed):
+    results: list[SearchResult] = Field(description="Best first.")
+    total: int = Field(description="How many visible records matched.")
+
+
+def search(call: ToolCall, args: SearchIn) -> SearchOut:
+    if not args.query.strip():
+        raise Unprocessable("query must not be empty", code="query_empty")
+    scope = _read_scope(call)
+    memories = scoped_memories(scope)
+    if args.workspace is not None:
+        memories = memories.filter(workspace__name=args.workspace, project_id=call.project.pk)
+    if args.scope is not None:
+        memories = memories.filter(scope=args.scope)
+    limit = clamp(args.limit, 1, 50)
+    ranked = hybrid_rank(memories=memories, query=args.query, depth=max(50, limit))
+    page = ranked.ids[:limit]
+    found = memories_by_ids(page)
+    visible = set(
+        scoped_memories(scope)
+        .filter(Q(links_in__src_id__in=page) | Q(links_out__dst_id__in=page))
+        .values_list("pk", flat=True)
+    ) | set(page)
+    around = surroundings(page, visible_ids=visible)
+    results = []
+    for pk in page:
+        m = found[pk]
+        results.append(
+            SearchResult(
+                id=str(m.pk),
+                content=m.content,
+                workspace=m.workspace.name,
+                scope=m.scope,
+                status=m.status,
+                score=round(ranked.scores[pk], 6),
+                source_id=m.source_id,
+                source_hash=m.source_hash,
+                source_revision=m.source_revision,
+                fact_key=m.fact_key,
+                confidence=m.confidence,
+                derived_from=[str(d) for d in m.derived_from],
+                created_at=m.created_at.isoformat(),
+                graph_relations=[
+                    Relation(
+                        type=str(r["type"]), id=str(r["id"]), direction=str(r["direction"]), score=r["score"]
+                    )
+                    for r in around.relations.get(pk, [])
+                ],
+            )
+        )
+    call.read_ids = [r.id for r in results]
+    return SearchOut(results=results, total=len(ranked.ids))
+
+
+# --- list_memory_timeline ----------------------------------------------------------------------
+
+
+class TimelineIn(Closed):
+    entity_id: int | None = Field(
+        default=None, description="Return events involving this entity, from find_memories_by_entity."
+    )
+    cg_id: int | None = Field(
+        default=None,
+        description="Return events carrying this tag group (ids from a search's hint.categories).",
+    )
+    days: int | None = Field(default=None, description="Restrict to the last N days.")
+    limit: int = Field(default=20, description="1-200 (default 20).")
+
+
+class TimelineEvent(Closed):
+    event_id: str = Field(description="The event's id.")
+    summary: str = Field(description="Its summary.")
+    timestamp: str = Field(description="When it happened, ISO 8601.")
+    tags: list[str] = Field(description="Its tags.")
+    entities: list[str] = Field(description="Entities it mentions.")
+    project: str = Field(description="Its project.")
+
+
+class Anchor(Closed):
+    entity_id: int | None = Field(default=None, description="The entity followed.")
+    name: str | None = Field(default=None, description="Its name.")
+    type: str | None = Field(default=None, description="Its type.")
+    cg_id: int | None = Field(default=None, description="The tag group followed.")
+    tag_group: str | None = Field(default=None, description="Its path.")
+
+
+class TimelineOut(Closed):
+    mode: str = Field(description="entity, tag_group or domain.")
+    anchor: Anchor | None = Field(
+        description="The entity or tag group the flow follows; null for the domain."
+    )
+    events: list[TimelineEvent] = Field(description="Oldest first.")
+    total: int = Field(description="How many events the flow holds in the period.")
+    truncated: bool = Field(description="True when only the latest `limit` of them are returned.")
+    searched_scope: SearchedScope = Field(description="The scope the server searched.")
+
+
+def _timeline_events(memories: list[Memory]) -> list[TimelineEvent]:
+    ids = [m.pk for m in memories]
+    around = surroundings(ids, visible_ids=set(ids))
+    return [
+        TimelineEvent(
+            event_id=str(m.pk),
+            summary=m.summary or m.content[:200],
+            timestamp=m.timestamp.isoformat(),
+            tags=around.tags.get(m.pk, []),
+            entities=[n for _, n, _ in around.entities.get(m.pk, [])],
+            project=m.project.slug,
+        )
+        for m in memories
+    ]
+
+
+def list_memory_timeline(call: ToolCall, args: TimelineIn) -> TimelineOut:
+    if args.days is not None and args.days < 1:
+        raise Unprocessable("days must be 1 or more", code="invalid_days")
+    limit = clamp(args.limit, 1, 200)
+    scope = _read_scope(call)
+    memories = scoped_memories(scope)
+    anchor: dict[str, Any] | None = None
+    mode = "domain"
+    if args.entity_id is not None:
+        entity = Entity.objects.filter(pk=args.entity_id).first()
+        if entity is None:
+            raise Unprocessable(
+                "entity_id names no entity: find one with find_memories_by_entity", code="entity_unknown"
+            )
+        related = _entity_family([entity])
+        memories = memories.filter(pk__in=MemoryEntity.objects.filter(entity__in=related).values("memory_id"))
+        anchor, mode = {"entity_id": entity.pk, "name": entity.name, "type": entity.type}, "entity"
+    if args.cg_id is not None:
+        group = Tag.objects.filter(pk=args.cg_id).first()
+        if group is None:
+            raise Unprocessable(
+                "cg_id names no tag group: take one from a search's hint.categories", code="tag_group_unknown"
+            )
+        under = MemoryTag.objects.filter(Q(tag__path=group.path) | Q(tag__path__startswith=f"{group.path}/"))
+        memories = memories.filter(pk__in=under.values("memory_id"))
+        anchor = {**(anchor or {}), "cg_id": group.pk, "tag_group": group.path}
+        mode = "tag_group" if mode == "domain" else "entity_and_tag_group"
+    if args.days is not None:
+        memories = memories.filter(timestamp__gte=timezone.now() - timedelta(days=args.days))
+    total = memories.count()
+    latest = list(memories.select_related("project").order_by("-timestamp", "-created_at")[:limit])
+    latest.reverse()
+    call.read_ids = [str(m.pk) for m in latest]
+    return TimelineOut(
+        mode=mode,
+        anchor=Anchor(**anchor) if anchor else None,
+        events=_timeline_events(latest),
+        total=total,
+        truncated=total > limit,
+        searched_scope=SearchedScope(**scope.describe()),
+    )
+
+
+# --- find_memories_by_entity ------------------------------------------------------------------
+
+
+def _entity_family(entities: list[Entity]) -> list[Entity]:
+    """The entities and everything recorded as a rename of them, both ways."""
+    family = {e.pk: e for e in entities}
+    frontier = list(family)
+    while frontier:
+        renames = EntityRename.objects.filter(Q(old_id__in=frontier) | Q(new_id__in=frontier)).select_related(
+            "old", "new"
+        )
+        frontier = []
+        for rename in renames:
+            for entity in (rename.old, rename.new):
+                if entity.pk not in family:
+                    family[entity.pk] = entity
+                    frontier.append(entity.pk)
+    return list(family.values())
+
+
+class EntityByIn(Closed):
+    name: str | None = Field(
+        default=None, description="The entity's name (any letter case or width; renames included)."
+    )
+    entity_id: int | None = Field(default=None, description="Or its id.")
+    limit: int = Field(default=20, description="Events per page (1-100).")
+    offset: int = Field(default=0, description="Events to skip, for the next page.")
+
+
+class EntityOut(Closed):
+    id: int = Field(description="Entity id.")
+    name: str = Field(description="Canonical spelling.")
+    type: str = Field(description="Entity type.")
+
+
+class EntityByOut(Closed):
+    entity: EntityOut | None = Field(description="The entity found; null when none matches.")
+    also_known_as: list[EntityOut] = Field(description="Renames recorded for it (their events are included).")
+    events: list[TimelineEvent] = Field(description="Events involving it, oldest first.")
+    total: int = Field(description="How many visible events involve it.")
+    continuation: Continuation | None = Field(default=None, description="Present when more events follow.")
+    candidates: list[EntityOut] | None = Field(
+        default=None, description="Similar names, when no entity matched exactly."
+    )
+
+
+def find_memories_by_entity(call: ToolCall, args: EntityByIn) -> EntityByOut:
+    if (args.name is None) == (args.entity_id is None):
+        raise Unprocessable("pass exactly one of name or entity_id", code="invalid_arguments")
+    entity = (
+        Entity.objects.filter(pk=args.entity_id).first()
+        if args.entity_id is not None
+        else Entity.objects.filter(key=fold(args.name or "")).first()
+    )
+    if entity is None:
+        key = fold(args.name or "")
+        near = Entity.objects.filter(key__contains=key)[:5] if len(key) >= 2 else []
+        return EntityByOut(
+            entity=None,
+            also_known_as=[],
+            events=[],
+            total=0,
+            candidates=[EntityOut(id=e.pk, name=e.name, type=e.type) for e in near],
+        )
+    family = _entity_family([entity])
+    memories = scoped_memories(_read_scope(call)).filter(
+        pk__in=MemoryEntity.objects.filter(entity__in=family).values("memory_id")
+    )
+    total = memories.count()
+    limit, offset = clamp(args.limit, 1, 100), max(0, args.offset)
+    page = list(
+        memories.select_related("project").order_by("timestamp", "created_at")[offset : offset + limit]
+    )
+    call.read_ids = [str(m.pk) for m in page]
+    fields: dict[str, Any] = {
+        "entity": EntityOut(id=entity.pk, name=entity.name, type=entity.type),
+        "also_known_as": [EntityOut(id=e.pk, name=e.name, type=e.type) for e in family if e.pk != entity.pk],
+        "events": _timeline_events(page),
+        "total": total,
+    }
+    if offset + limit < total:
+        fields["continuation"] = Continuation(offset=offset + limit)
+    return EntityByOut(**fields)
+
+
+# --- find_memory_connections --------------------------------------------------------------------
+
+
+class ConnectionsIn(Closed):
+    sentence: str = Field(description="Where to start: one sentence about the subject.")
+    limit: int = Field(default=10, description="Max connected memories (1-50).")
+
+
+class Reach(Closed):
+    via: str = Field(
+        description="entity (shared entity), similar (archivist), sequence (next/prev) or resolved_by."
+    )
+    from_event: str = Field(description="The starting memory it was reached from.")
+    detail: str | None = Field(default=None, description="The shared entity's name, or the link's relation.")
+
+
+class Connected(Closed):
+    event_id: str = Field(description="The memory reached.")
+    summary: str = Field(description="Its summary.")
+    timestamp: str = Field(description="When it happened.")
+    score: float = Field(description="How strongly it is connected (higher is closer).")
+    reached_by: list[Reach] = Field(description="Why it was reached.")
+
+
+class ConnectionsOut(Closed):
+    sentence: str = Field(description="The starting sentence.")
+    starts: list[str] = Field(description="The memories the sentence found first (the starting points).")
+    connections: list[Connected] = Field(description="Memories reached from them, ranked.")
+
+
+def find_memory_connections(call: ToolCall, args: ConnectionsIn) -> ConnectionsOut:
+    if not args.sentence.strip():
+        raise Unprocessable("sentence must not be empty", code="query_empty")
+    memories = scoped_memories(_read_scope(call))
+    ranked = hybrid_rank(memories=memories, query=args.sentence, depth=50)
+    starts = ranked.ids[:5]
+    visible = memories
+    weights = {start: 1.0 / (i + 1) for i, start in enumerate(starts)}
+    score: dict[uuid.UUID, float] = {}
+    reached: dict[uuid.UUID, list[Reach]] = {}
+
+    def reach(
+        target: uuid.UUID, via: str, start: uuid.UUID, weight: float, detail: str | None = None
+    ) -> None:
+        if target in weights:
+            return
+        score[target] = score.get(target, 0.0) + weights[start] * weight
+        reached.setdefault(target, []).append(Reach(via=via, from_event=str(start), detail=detail))
+
+    for start_id, entity_id, name in MemoryEntity.objects.filter(memory_id__in=starts).values_list(
+        "memory_id", "entity_id", "entity__name"
+    ):
+        for other in (
+            visible.filter(entity_links__entity_id=entity_id)
+            .exclude(pk=start_id)
+            .values_list("pk", flat=True)[:50]
+        ):
+            reach(other, "entity", start_id, 1.0, name)
+    links = MemoryLink.objects.filter(
+        Q(src_id__in=starts) | Q(dst_id__in=starts), revoked_at__isnull=True
+    ).values_list("kind", "src_id", "dst_id", "score", "relation")
+    allowed = set(
+        visible.filter(Q(links_in__src_id__in=starts) | Q(links_out__dst_id__in=starts)).values_list(
+            "pk", flat=True
+        )
+    )
+    via_of = {
+        LinkKind.NEXT: "sequence",
+        LinkKind.SIMILAR: "similar",
+        LinkKind.DUPLICATE: "similar",
+        LinkKind.RESOLVED_BY: "resolved_by",
+    }
+    for kind, src, dst, link_score, relation in links:
+        if kind not in via_of:
+            continue
+        start, other = (src, dst) if src in weights else (dst, src)
+        if other in allowed:
+            reach(
+                other,
+                via_of[kind],
+                start,
+                0.8 if kind == LinkKind.NEXT else float(link_score or 0.7),
+                relation or None,
+            )
+    ordered = sorted(score, key=lambda pk: (-score[pk], str(pk)))[: clamp(args.limit, 1, 50)]
+    found = memories_by_ids(ordered)
+    connections = [
+        Connected(
+            event_id=str(pk),
+            summary=found[pk].summary or found[pk].content[:200],
+            timestamp=found[pk].timestamp.isoformat(),
+            score=round(score[pk], 4),
+            reached_by=reached[pk],
+        )
+        for pk in ordered
+        if pk in found
+    ]
+    call.read_ids = [str(s) for s in starts] + [c.event_id for c in connections]
+    return ConnectionsOut(sentence=args.sentence, starts=[str(s) for s in starts], connections=connections)
+
+
+# --- registration ------------------------------------------------------------------------------
+
+_READ = {
+    "read_only": True,
+    "idempotent": True,
+    "retry": "Safe: repeating the call changes nothing.",
+    "scope": "memory:read",
+}
+
+registry.register(
+    ToolSpec(
+        name="search_memory",
+        toolset="aiakiv",
+        title="Search memory",
+        summary="Find stored memories that answer a question (hybrid text, vector and entity search).",
+        description=(
+            "Find stored memories that answer a question. Use this when the user asks about something that may "
+            "already be recorded, or refers back to an earlier conversation, decision, or document. Do not use it "
+            "to follow connections out from the memories it returns; use `query_memory_graph` or "
+            "`find_memory_connections` for that. Read-only. Scope is decided by the server from the signed-in "
+            "account and reported in `searched_scope`. Args: query: One self-contained sentence. Resolving "
+            "referents from the conversation and keeping exact identifiers intact both help it rank. top_k: Max "
+            'hits (1-50, clamped). mode: `"hybrid"` (default) or `"events"` — both return event hits. '
+            '`"entities"` is no longer supported and returns an error; to look an entity up by name call '
+            "`find_memories_by_entity`. principal: Restrict to content attributed to one user or team — a handle "
+            "(email or team name) or a principal id, not a name to match. More than one match returns "
+            "`principal_candidates` to re-call with. offset: How many top-ranked results to skip, for reading "
+            "further down the same ranking. Defaults to 0, and is clamped to 200. A response that has more behind "
+            "it names the continuing offset in `continuation`. Returns: `{query, mode, hits, total, hint, "
+            "searched_scope}`. `hint` is a connection map over all results (threads, entities, categories, "
+            "clusters, available_channels). Event hits may carry `connections.sequential {prev, next}`. Event hits "
+            "may also carry `tags`: the memory's tags that narrow a search. `hint.categories` lists tags shared by "
+            "two or more results; an entry may carry `total`, the number of memories with that tag."
+        ),
+        input_model=SearchMemoryIn,
+        output_model=SearchMemoryOut,
+        handler=search_memory,
+        returns="{ query, mode, hits, total, hint, searched_scope, continuation?, principal_candidates? }",
+        examples=(("Search for a decision", {"query": "How is staging deployed?", "top_k": 5}),),
+        **_READ,  # type: ignore[arg-type]
+    )
+)
+registry.register(
+    ToolSpec(
+        name="search",
+        toolset="remember",
+        title="Search records",
+        summary="Search the key's project; each result shows its status and graph relations.",
+        description=(
+            "Search the records of the key's project (its workspace when the key is folder-bound) and those shared "
+            "enterprise-wide. Pass query, optionally workspace and scope to filter (scope is a label, not a "
+            "permission), and limit (1-50, default 10). Each result shows its status — unverified (new), stale (a "
+            "newer source_hash of the same source_id exists) or conflict (the same fact_key with different "
+            "content) — its provenance, and graph_relations: links the archivist made to other records (similar, "
+            "duplicate, conflict, stale) and sequence or resolved-by links. Forgotten records never appear. "
+            "Returns {results, total}."
+        ),
+        input_model=SearchIn,
+        output_model=SearchOut,
+        handler=search,
+        returns="{ results: [{ id, content, workspace, scope, status, score, source_id, source_hash, source_revision, fact_key, confidence, derived_from, created_at, graph_relations }], total }",
+        examples=(("Find how staging is deployed", {"query": "staging deploy", "limit": 5}),),
+        **_READ,  # type: ignore[arg-type]
+    )
+)
+registry.register(
+    ToolSpec(
+        name="list_memory_timeline",
+        toolset="aiakiv",
+        title="Memory timeline",
+        summary="Events in chronological order for an entity, a tag group, or the whole domain.",
+        description=(
+            "Return events in chronological order for an entity, tag group, or domain. Use this when the user asks "
+            "how something developed over time, or what happened in a period. Do not use it to rank by relevance "
+            "to a question; use `search_memory` for that. Read-only. The domain is decided by the server and "
+            "reported in `searched_scope`. Args: entity_id: Return events involving this entity, from "
+            "`find_memories_by_entity`. cg_id: Return events carrying this tag group, named by the group ids in a "
+            "search response's `hint.categories`. days: Restrict to the last N days. limit: 1-200 (default 20). "
+            "Returns: `{mode, anchor, events, total, truncated, searched_scope}`. With neither `entity_id` nor "
+            "`cg_id`, the flow covers the whole domain. When more events than `limit` fall in the period, the "
+            "latest `limit` come back, oldest first, and `truncated` is true."
+        ),
+        input_model=TimelineIn,
+        output_model=TimelineOut,
+        handler=list_memory_timeline,
+        returns="{ mode, anchor, events, total, truncated, searched_scope }",
+        examples=(("What happened this week", {"days": 7, "limit": 50}),),
+        **_READ,  # type: ignore[arg-type]
+    )
+)
+registry.register(
+    ToolSpec(
+        name="find_memories_by_entity",
+        toolset="aiakiv",
+        title="Find memories by entity",
+        summary="Look an entity up by name or id and list the events involving it, oldest first.",
+        description=(
+            "Look an entity up by name (any letter case or character width; recorded renames included, both ways) "
+            "or by id, and list the events that involve it in chronological order, paginated. Use this to find "
+            "everything recorded about a person, team, system or document, and to get the entity_id that "
+            "list_memory_timeline takes. Read-only. Pass name or entity_id, limit (1-100, default 20) and offset. "
+            "Returns {entity, also_known_as, events, total, continuation?}; when no entity has that name, entity "
+            "is null and candidates lists similar names."
+        ),
+        input_model=EntityByIn,
+        output_model=EntityByOut,
+        handler=find_memories_by_entity,
+        returns="{ entity, also_known_as, events, total, continuation?, candidates? }",
+        examples=(("Everything about Dana", {"name": "dana"}),),
+        **_READ,  # type: ignore[arg-type]
+    )
+)
+registry.register(
+    ToolSpec(
+        name="find_memory_connections",
+        toolset="aiakiv",
+        title="Find memory connections",
+        summary="From a sentence, the memories reached through shared entities, similarity and sequence.",
+        description=(
+            "Start from a sentence and follow the memory graph: the sentence finds its closest memories (the "
+            "starts), and from them the memories that share an entity with them, that the archivist linked as "
+            "similar, that come before or after them in a sequence, or that resolve them. Use this when the "
+            "starting point is a sentence and no graph pattern is stated; use query_memory_graph for a stated "
+            "pattern. Read-only. Pass sentence and limit (1-50, default 10). Returns {sentence, starts, "
+            "connections: [{event_id, summary, timestamp, score, reached_by: [{via, from_event, detail?}]}]}, "
+            "ranked by how strongly each is connected."
+        ),
+        input_model=ConnectionsIn,
+        output_model=ConnectionsOut,
+        handler=find_memory_connections,
+        returns="{ sentence, starts, connections: [{ event_id, summary, timestamp, score, reached_by }] }",
+        examples=(
+            ("What is connected to the staging deploy", {"sentence": "Staging deploys moved to systemd."}),
+        ),
+        **_READ,  # type: ignore[arg-type]
+    )
+)
