@@ -8,7 +8,7 @@ import psycopg
 from django.conf import settings
 from psycopg import sql
 
-from accounts.dbserver import MISSING_VECTOR, OWNER_ROLE, superuser_settings
+from accounts.dbserver import AGENT_SQL_ROLE, MISSING_VECTOR, OWNER_ROLE, superuser_settings
 
 
 class BootstrapError(SystemExit):
@@ -78,6 +78,21 @@ def bootstrap_database() -> None:
             )
         )
         cur.execute(sql.SQL("GRANT USAGE ON SCHEMA public TO {}").format(sql.Identifier(app_role)))
+        if not _role_exists(cur, AGENT_SQL_ROLE):
+            try:
+                cur.execute(
+                    sql.SQL("CREATE ROLE {} NOLOGIN NOSUPERUSER NOBYPASSRLS NOINHERIT").format(
+                        sql.Identifier(AGENT_SQL_ROLE)
+                    )
+                )
+            except psycopg.Error as exc:
+                raise BootstrapError(
+                    f"Could not create the role {AGENT_SQL_ROLE} (the SQL tool runs as it): {exc}".strip()
+                    + f" Ask an administrator to run CREATE ROLE {AGENT_SQL_ROLE} NOLOGIN."
+                ) from exc
+        cur.execute(
+            sql.SQL("GRANT {} TO {}").format(sql.Identifier(AGENT_SQL_ROLE), sql.Identifier(app_role))
+        )
         cur.execute("SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = %s", [app_role])
         row = cur.fetchone()
         if row is None or row[0] or row[1]:

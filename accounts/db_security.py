@@ -13,6 +13,8 @@ from django.conf import settings
 from django.db import connections
 from psycopg import sql
 
+from accounts.dbserver import AGENT_SQL_ROLE
+
 # Tables the app role may read and append to, but never change or remove.
 APPEND_ONLY_TABLES = ("accounts_auditevent",)
 
@@ -38,3 +40,11 @@ def apply_database_security(sender: AppConfig, using: str = "default", **_: Any)
         cursor.execute(f"REVOKE TRUNCATE, REFERENCES, TRIGGER ON ALL TABLES IN SCHEMA public FROM {role}")
         for table in APPEND_ONLY_TABLES:
             cursor.execute(f'REVOKE UPDATE, DELETE, TRUNCATE ON "{table}" FROM {role}')
+        # The SQL tool's role: SELECT on the agent views, nothing in public.
+        agent = sql.Identifier(AGENT_SQL_ROLE).as_string(connection.connection)  # type: ignore[arg-type]
+        cursor.execute("SELECT 1 FROM pg_namespace WHERE nspname = 'agent'")
+        if cursor.fetchone() is not None:
+            cursor.execute(f"REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {agent}")
+            cursor.execute(f"GRANT USAGE ON SCHEMA agent TO {agent}")
+            cursor.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA agent TO {agent}")
+            cursor.execute(f"REVOKE ALL ON ALL TABLES IN SCHEMA agent FROM {role}")

@@ -29,6 +29,8 @@ DEFAULT_PGDATA = BASE_DIR / "var" / "pg"
 DATABASE_NAME = "mnemos"
 OWNER_ROLE = "mnemos_owner"
 APP_ROLE = "mnemos_app"
+# The role query_memories_with_sql runs as: it can SELECT the agent views and nothing else.
+AGENT_SQL_ROLE = "mnemos_agent_sql"
 SUPERUSER = "postgres"
 
 MISSING_VECTOR = (

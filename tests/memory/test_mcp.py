@@ -125,3 +125,24 @@ def test_mcp_malformed_request_is_a_json_rpc_error(web, committed_world):
     body = response.json()
     assert body["jsonrpc"] == "2.0" and body["error"]["code"] == types.PARSE_ERROR
     assert "Traceback" not in response.text
+
+
+def test_sql_and_schema_tools_over_mcp(web, committed_world):
+    _, secret = committed_world.alice.keys[committed_world.a.enterprise.slug]
+
+    async def go():
+        async with _http_client(web, secret) as c:
+            schema = await c.call_tool("describe_memory_schema", {})
+            counted = await c.call_tool(
+                "query_memories_with_sql", {"sql": "SELECT count(*) AS n FROM agent.memories"}
+            )
+            refused = await c.call_tool("query_memories_with_sql", {"sql": "SELECT pg_sleep(1)"})
+            return schema, counted, refused
+
+    schema, counted, refused = asyncio.run(go())
+    assert not schema.is_error and "memories" in {v["name"] for v in schema.structured_content["views"]}
+    assert not counted.is_error and counted.structured_content["columns"] == ["n"]
+    assert refused.is_error
+    assert refused.content[0].text.startswith(
+        "Error executing tool query_memories_with_sql: query refused by rule allowed_functions:"
+    )
