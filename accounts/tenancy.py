@@ -132,8 +132,9 @@ def identity_lookup(*, user_id: int | None = None, key_digest: str | None = None
             yield
         finally:
             _current.reset(token)
-            _set_local(USER_SETTING, "")
-            _set_local(KEY_DIGEST_SETTING, "")
+            if not transaction.get_rollback():
+                _set_local(USER_SETTING, "")
+                _set_local(KEY_DIGEST_SETTING, "")
 
 
 _M = TypeVar("_M", bound=models.Model)
