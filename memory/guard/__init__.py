@@ -13,7 +13,7 @@ from .redaction import redact
 from .result import REJECTED_PREFIX, GuardResult, Redaction, rejection_message
 
 # Bump whenever a rule changes: stored memories scanned with older rules are re-scanned.
-RULES_VERSION = "2026.11.1"
+RULES_VERSION = "2026.11.2"
 
 
 def guard_redact(text: str) -> tuple[str, tuple[Redaction, ...]]:

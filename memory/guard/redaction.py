@@ -9,20 +9,27 @@ Three layers, highest priority first when spans overlap:
 2. Context rules: assignments and headers whose *name* says "secret" (``password = ...``,
    ``"client_secret": "..."``, ``Authorization: Bearer ...``, ``curl -u user:pass``, ``scheme://user:pass@``),
    with placeholder and variable-reference filtering.
-3. High-entropy tokens: a random-looking token standing alone, or right after a secret keyword.
+3. High-entropy tokens: a random-looking token standing alone, or right after a secret keyword.  Values of
+   names that say "not secret" (``public_key``, checksums, signatures, commit ids, CSRF form tokens) are left
+   alone, and so are UUIDs in prose (identifiers); a UUID *assigned to a secret name* is redacted.
 
-Every regex is linear (bounded quantifiers, no nested unbounded repetition), so a 100 kB note costs a few
-milliseconds.  Offsets of the redactions are in the original text.
+Every regex is linear (bounded quantifiers, no nested unbounded repetition).  A provider rule only runs when
+one of its literals (``ghp_``, ``AKIA``, ``xox`` ..., read from the parsed regex itself) occurs in the text,
+and the case-insensitive scans run on a lower-cased copy, so a 100 kB note costs a few tens of milliseconds.
+Offsets of the redactions are in the original text.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib
 import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from .result import Redaction
 
@@ -196,6 +203,7 @@ def _classes(value: str) -> int:
 
 
 _WORDY = re.compile(r"[A-Z]?[a-z]{3,}")
+_IDENTIFIER_PARTS = re.compile(r"(?:\d+|[A-Za-z][a-z]+|[A-Z]+)(?:[_.\-](?:\d+|[A-Za-z][a-z]+|[A-Z]+))+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _DOTTED_IDENT = re.compile(r"[A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*)+")
 _WORDS_ONLY = re.compile(r"[A-Za-z]+(?:[_\-. ][A-Za-z]+)*")
@@ -218,8 +226,14 @@ def looks_random(value: str, *, min_len: int = 8) -> bool:
         return True
     if "://" in v or v.startswith(("/", "./", "../", "~/")) or "(" in v:
         return False
-    if _DOTTED_IDENT.fullmatch(v) or _WORDS_ONLY.fullmatch(v) or _CONSTANT_LIKE.fullmatch(v):
+    if v.count("/") >= 2 and not any(c.isupper() for c in v):
+        return False  # a path: "7474/db/data/"
+    if _DOTTED_IDENT.fullmatch(v) or _WORDS_ONLY.fullmatch(v.strip("_")) or _CONSTANT_LIKE.fullmatch(v):
         return False
+    if _IDENTIFIER_PARTS.fullmatch(v):
+        return False  # "0012_alter_user_first_name_max_length": words and numbers joined by _ - .
+    if "=" in v.rstrip("="):
+        return False  # "max_length=128": a key=value pair, not one token
     if _classes(v) < 2:
         # a single class: only long hex / digits strings qualify
         return (
@@ -367,7 +381,10 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     ),
     Rule("heroku-key", _C(_b(r"HRKU-AA[0-9A-Za-z_\-]{58}"))),
     Rule("flyio-token", _C(_b(r"fo1_[A-Za-z0-9_\-]{43}")), check=_mixed),
-    Rule("flyio-token", _C(r"(?:FlyV1 )?fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}(?:,[A-Za-z0-9_+/=]{20,})*")),
+    Rule(
+        "flyio-token",
+        _C(r"(?<![A-Za-z0-9_+/-])(?:FlyV1 )?fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}(?:,[A-Za-z0-9_+/=]{20,})*"),
+    ),
     Rule("grafana-token", _C(_b(r"glc_[A-Za-z0-9+/]{32,400}={0,2}")), check=_mixed),
     Rule("grafana-token", _C(_b(r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}")), check=_mixed),
     Rule("grafana-token", _C(_b(r"eyJrIjoi[A-Za-z0-9]{70,400}={0,2}"))),
@@ -417,7 +434,7 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         "openai-api-key", _C(_b(r"sk-(?:[A-Za-z0-9]{1,12}-)?[A-Za-z0-9_\-]{16,}T3BlbkFJ[A-Za-z0-9_\-]{16,}"))
     ),
     Rule("openai-api-key", _C(_b(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,300}")), check=_mixed),
-    Rule("anthropic-api-key", _C(_b(r"sk-ant-[a-z]{2,10}\d{2}-[A-Za-z0-9_\-]{60,200}"))),
+    Rule("anthropic-api-key", _C(_b(r"sk-ant-[a-z]{2,10}\d{2}-[A-Za-z0-9_\-]{93}AA"))),
     Rule("openrouter-key", _C(_b(r"sk-or-v1-[a-f0-9]{64}"))),
     Rule("api-key", _C(_b(r"sk-[A-Za-z0-9]{32,64}")), check=_has_letters_digits),
     Rule("huggingface-token", _C(_b(r"(?:hf_|api_org_)[A-Za-z]{34}")), check=_entropy_at_least(3.5)),
@@ -460,8 +477,6 @@ _DETECT_SECRETS_PLUGINS: tuple[tuple[str, str, str], ...] = (
 def _detect_secrets_rules() -> tuple[Rule, ...]:
     """Wrap detect-secrets' plugin regexes as rules (optional dependency: absent -> our rules only)."""
     try:
-        import importlib
-
         rules: list[Rule] = []
         for module_name, class_name, rule in _DETECT_SECRETS_PLUGINS:
             module = importlib.import_module(f"detect_secrets.plugins.{module_name}")
@@ -478,6 +493,8 @@ def _detect_secrets_rules() -> tuple[Rule, ...]:
 
 
 def _ds_check(value: str) -> bool:
+    if value.lower().startswith("xox") and not _slack_ok(value):
+        return False  # Slack tokens carry long numeric ids ("xoxb-12345-abcd234" is an example)
     return len(value) >= 16 and _classes(value) >= 2 and shannon_entropy(value) >= 3.0
 
 
@@ -494,12 +511,22 @@ _PUTTY = _C(
 # context rules
 # --------------------------------------------------------------------------------------------------
 
+# the case-insensitive scans run case-sensitively on a lower-cased copy of the text (same offsets): faster
 _KEYWORD = _C(
     r"pass(?:word|wd|phrase|code)?|pwd|secret|token|api[_\-.]?key|apikey|key|credentials?|creds|auth|login|accessid"
-    r"|passwort|contrase[ñn]a|mot de passe|senha|пароль|密码|パスワード|비밀번호",
-    _I,
+    r"|passwort|contrase[ñn]a|mot de passe|senha|пароль|密码|パスワード|비밀번호"
 )
-_IDENT_CHAR = re.compile(r"[A-Za-z0-9_.\-]")
+_IDENT_BEFORE = re.compile(r"[A-Za-z0-9_.\-]{1,60}$")
+_IDENT_AFTER = re.compile(r"[A-Za-z0-9_.\-]{1,60}")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def lowered(text: str) -> str:
+    """``text`` in lower case with the same length (so offsets carry over)."""
+    low = text.lower()
+    return low if len(low) == len(text) else text.translate(_ASCII_LOWER)
+
+
 _TOKEN_SPLIT = _C(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 _PASSWORD_TOKENS = frozenset(
@@ -847,6 +874,7 @@ _NAME_EXCLUDE_ANY = frozenset(
         "author",
         "authority",
         "authors",
+        "authenticity",
     }
 )
 
@@ -863,8 +891,7 @@ _PROSE_OPERATOR = _C(
 )
 _AUTH_HEADER = _C(
     r"\b(?:proxy-)?authorization[\"']?\s{0,4}[:=]\s{0,4}[\"']?\s{0,4}"
-    r"(?:(?:basic|bearer|token|api-token|apikey|digest|sso-key|key|otp)\s{1,4})?([^\s\"'<>{}]{6,2000})",
-    _I,
+    r"(?:(?:basic|bearer|token|api-token|apikey|digest|sso-key|key|otp)\s{1,4})?([^\s\"'<>{}]{6,2000})"
 )
 _CURL_USER = _C(
     r"(?:^|\s)(?:-u|--user)(?:[ \t]{1,4}|=)((?:\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'|[^\s\"']{1,200}){1,4})"
@@ -872,11 +899,12 @@ _CURL_USER = _C(
 _URL_CREDENTIALS = _C(
     r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://([^\s:/?#@'\"]{0,128}):([^\s/?#@'\"]{1,256})@(?=[\w.\-\[])"
 )
-_BARE_TOKEN = _C(r"(?<![A-Za-z0-9+/=_\-.~@:%#$\\])[A-Za-z0-9+_\-]{20,}+={0,3}(?![A-Za-z0-9+/=_\-.~@\\])")
+_BARE_TOKEN = _C(r"[A-Za-z0-9+_\-]{20,}+={0,3}")
+_BARE_BEFORE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~@:%#$\\")
+_BARE_AFTER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~@\\")
 _NEAR_KEYWORD = _C(
     r"\b(?:password|passwd|passphrase|secret|token|api[ _\-]?key|access[ _\-]?key|credentials?|bearer)\b"
-    r"[^\n.!?]{0,40}?[\s:=\"'(]([A-Za-z0-9+/=_\-~!@#$%^&*]{12,200})(?![A-Za-z0-9+/=_\-])",
-    _I,
+    r"[^\n.!?]{0,40}?[\s:=\"'(]([A-Za-z0-9+/=_\-~!@#$%^&*]{12,200})(?![A-Za-z0-9+/=_\-])"
 )
 
 
@@ -884,6 +912,7 @@ def _name_tokens(name: str) -> list[str]:
     return [t.lower() for t in _TOKEN_SPLIT.findall(name)]
 
 
+@functools.lru_cache(maxsize=8192)
 def _classify_name(name: str, prev_word: str) -> str | None:
     """'password' / 'secret' / None for an identifier (plus the word before it, for 'API key: ...')."""
     tokens = _name_tokens(name)
@@ -916,7 +945,18 @@ def _strip_quotes(raw: str) -> tuple[str, int]:
     return raw, 0
 
 
-_REFERENCE = _C(r"^(?:\$|%|\{|<|\[|@|&|\*|os\.|env\.|process\.|self\.|this\.|config\.|settings\.|secrets\.)")
+_REFERENCE = _C(
+    r"^(?:\$|%|\{|<|\[|@|&|\*|os\.|env\.|process\.|self\.|this\.|config\.|settings\.|secrets\.)"
+    r"|^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\s*[\[(]"  # a code expression: token[:n], f(x)
+    r"|^[a-z_][a-z0-9_]*\.[a-z_]"  # attribute access: ctx.session_key
+)
+_SNAKE_OR_CAMEL = _C(r"_?[a-z]+(?:_[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+")
+_HAS_KEYWORD = _C(r"pass(?:word|wd|phrase)|secret|token|api[_\-]?key|credential", _I)
+
+
+def _names_a_field(value: str) -> bool:
+    """'new_password1', 'usable_password', 'rawPassword': the value names a field, it is not one."""
+    return _HAS_KEYWORD.search(value) is not None and _wordiness(value) >= 0.5
 
 
 def _password_value_ok(value: str, quoted: bool, prose: bool) -> bool:
@@ -927,8 +967,10 @@ def _password_value_ok(value: str, quoted: bool, prose: bool) -> bool:
         return False
     if v.lower() in _PLACEHOLDER_WORDS or re.fullmatch(r"[*x•#.\-_]+", v, _I):
         return False
-    if "(" in v or "://" in v:
+    if "(" in v or "://" in v or _names_a_field(v):
         return False
+    if not quoted and _SNAKE_OR_CAMEL.fullmatch(v):
+        return False  # password = raw_password: a variable, not a literal
     if prose and not quoted:
         # "the password is hunter2": the value must look like a password, not like the next English word
         return (
@@ -943,7 +985,7 @@ def _password_value_ok(value: str, quoted: bool, prose: bool) -> bool:
 
 def _secret_value_ok(value: str, kind: str, quoted: bool, prose: bool) -> bool:
     v = value.rstrip(".!?") if not quoted else value
-    if _REFERENCE.match(v):
+    if _REFERENCE.match(v) or _names_a_field(v):
         return False
     if kind == "weak-key":
         return len(v) >= 20 and looks_random(v, min_len=20) and shannon_entropy(v) >= 3.5
@@ -960,8 +1002,115 @@ class _Found:
     priority: int
 
 
-def _scan_provider_rules(text: str, rules: Iterable[Rule], out: list[_Found]) -> None:
+_MAX_LITERALS = 32
+_RARE_CHARS = frozenset("|~^`\\")
+
+
+def _literal_set(op: Any, av: Any) -> set[str] | None:
+    """The finite set of strings this parsed item always matches, or None."""
+    if op is _SRE.LITERAL:
+        return {chr(av)}
+    if op is _SRE.IN:
+        if len(av) <= 10 and all(kind is _SRE.LITERAL for kind, _ in av):
+            return {chr(c) for _, c in av}
+        return None
+    if op is _SRE.SUBPATTERN:
+        return _sequence_set(av[-1])
+    if op is _SRE.BRANCH:
+        out: set[str] = set()
+        for branch in av[1]:
+            found = _sequence_set(branch)
+            if found is None:
+                return None
+            out |= found
+        return out if len(out) <= _MAX_LITERALS else None
+    return None
+
+
+def _sequence_set(items: Any) -> set[str] | None:
+    out = {""}
+    for op, av in items:
+        found = _literal_set(op, av)
+        if found is None:
+            return None
+        out = {a + b for a in out for b in found}
+        if len(out) > _MAX_LITERALS:
+            return None
+    return out
+
+
+def _required_literals(items: Any) -> set[str] | None:
+    """Literals one of which every match of this parsed regex sequence contains (the most selective set)."""
+    candidates: list[set[str]] = []
+    current: set[str] | None = None
+
+    def flush() -> None:
+        # a literal of two characters or more, or a character that is rare in prose ("|" in "123|abc")
+        if current and all(len(x) >= 2 or x in _RARE_CHARS for x in current):
+            candidates.append(current)
+
+    for op, av in items:
+        found = _literal_set(op, av)
+        if found is not None:
+            product = found if current is None else {a + b for a in current for b in found}
+            if len(product) <= _MAX_LITERALS:
+                current = product
+                continue
+            flush()
+            current = found
+            continue
+        flush()
+        current = None
+        inner: set[str] | None = None
+        if op is _SRE.SUBPATTERN:
+            inner = _required_literals(av[-1])
+        elif op is _SRE.BRANCH:
+            alternatives = [_required_literals(branch) for branch in av[1]]
+            if all(alternatives):
+                inner = set().union(*(a for a in alternatives if a))
+        elif op in (_SRE.MAX_REPEAT, _SRE.MIN_REPEAT, _SRE.POSSESSIVE_REPEAT) and av[0] >= 1:
+            inner = _required_literals(av[2])
+        if inner:
+            candidates.append(inner)
+    flush()
+    if not candidates:
+        return None
+    return max(candidates, key=lambda c: (min(len(x) for x in c), -len(c)))
+
+
+def _hints(regex: re.Pattern[str]) -> tuple[tuple[str, ...], bool]:
+    """(literals, case-insensitive): the rule can only match where one of the literals occurs.  () = always run."""
+    ignore_case = bool(regex.flags & re.IGNORECASE)
+    try:
+        found = _required_literals(list(_PARSER.parse(regex.pattern, regex.flags)))
+    except Exception:  # noqa: BLE001 - an unparsable hint only costs speed: run the rule everywhere
+        found = None
+    if not found:
+        return (), ignore_case
+    return tuple(sorted(h.lower() if ignore_case else h for h in found)), ignore_case
+
+
+_PARSER: Any = importlib.import_module("re._parser")
+_SRE: Any = importlib.import_module("re._constants")
+_HINT_CACHE: dict[int, tuple[tuple[str, ...], bool]] = {}
+
+
+def _may_match(rule: Rule, text: str, low: str) -> bool:
+    key = id(rule.regex)
+    if key not in _HINT_CACHE:
+        _HINT_CACHE[key] = _hints(rule.regex)
+    hints, ignore_case = _HINT_CACHE[key]
+    if not hints:
+        return True
+    hay = low if ignore_case else text
+    return any(h in hay for h in hints)
+
+
+def _scan_provider_rules(text: str, rules: Iterable[Rule], out: list[_Found], low: str | None = None) -> None:
+    low = lowered(text) if low is None else low
     for rule in rules:
+        if not _may_match(rule, text, low):
+            continue
         for m in rule.regex.finditer(text):
             group = rule.group if rule.group <= (m.re.groups or 0) else 0
             value = m.group(group)
@@ -976,6 +1125,11 @@ def _scan_provider_rules(text: str, rules: Iterable[Rule], out: list[_Found]) ->
                     continue
             if rule.placeholder and is_placeholder(value, strict=rule.strict_placeholder):
                 continue
+            if (
+                text[end : end + 3] in ("###", "***", "xxx", "XXX", "...", "\u2026")
+                or text[end : end + 1] == "\u2026"
+            ):
+                continue  # the value goes on as a mask: "xoxp-5723...-####": a redacted example
             if rule.check is not None and not rule.check(value):
                 continue
             out.append(_Found(start, end, rule.name, rule.priority))
@@ -997,69 +1151,99 @@ def _scan_private_keys(text: str, out: list[_Found]) -> None:
 
 
 def _identifier_around(text: str, start: int, end: int) -> tuple[int, int]:
-    s = start
-    while s > 0 and _IDENT_CHAR.match(text[s - 1]) and start - s < 60:
-        s -= 1
-    e = end
-    while e < len(text) and _IDENT_CHAR.match(text[e]) and e - end < 60:
-        e += 1
-    return s, e
+    before = _IDENT_BEFORE.search(text, max(0, start - 60), start)
+    after = _IDENT_AFTER.match(text, end, min(len(text), end + 60))
+    return (before.start() if before else start), (after.end() if after else end)
+
+
+_PREVIOUS_WORD = re.compile(r"([A-Za-z]{2,20})[ _\-]$")
+_FOREIGN_PASSWORD = re.compile(
+    r"passwort|contrase|mot de passe|senha|пароль|密码|パスワード|비밀번호", re.IGNORECASE
+)
 
 
 def _previous_word(text: str, start: int) -> str:
-    m = re.search(r"([A-Za-z]{2,20})[ _\-]$", text[max(0, start - 24) : start])
+    m = _PREVIOUS_WORD.search(text, max(0, start - 24), start)
     return m.group(1) if m else ""
 
 
-def _scan_assignments(text: str, out: list[_Found], vetoed: list[tuple[int, int]]) -> None:
+def _scan_assignments(
+    text: str, out: list[_Found], vetoed: list[tuple[int, int]], low: str | None = None
+) -> None:
     """``name <op> value`` where the name says secret.  Values of names that say *not* secret (public_key,
     client_id, csrf_token, ...) are recorded in ``vetoed`` so the entropy rule leaves them alone."""
     seen: set[int] = set()
-    for km in _KEYWORD.finditer(text):
+    memo: dict[str, tuple[str, int, int] | None] = {}  # repeated lines (logs, JSON arrays) are judged once
+    for km in _KEYWORD.finditer(lowered(text) if low is None else low):
         s, e = _identifier_around(text, km.start(), km.end())
         if s in seen:
             continue
         seen.add(s)
-        ident = text[s:e].rstrip(".-")
-        e = s + len(ident)
-        name = ident.lstrip(".-")
-        kind = _classify_name(name, _previous_word(text, s))
-        if kind is None and re.search(
-            r"passwort|contrase|mot de passe|senha|пароль|密码|パスワード|비밀번호", name, _I
-        ):
-            kind = "password"
-        m = _OPERATOR.match(text, e)
-        if kind is None:
-            if m is not None and m.group("op") != ",":
-                vetoed.append((m.start("val"), m.end("val")))
-            continue
-        prose = False
-        if m is None or (m.group("op") == "," and not m.group("q")):
-            m = _PROSE_OPERATOR.match(text, e)
-            prose = True
-            if m is None:
-                continue
-        raw = m.group("val")
-        if raw.rstrip("'\"`").endswith(("...", "\u2026")):
-            continue  # elided in the text itself: "ops_eyJzaWdu..."
-        value, q = _strip_quotes(raw)
-        vstart = m.start("val") + q
-        if not q:
-            value = value.rstrip(".!?:")
-        vend = vstart + len(value)
-        if kind == "password":
-            ok = _password_value_ok(value, bool(q), prose)
-            rule = "password-assignment"
+        context = text[max(0, s - 24) : e + 430]
+        if context in memo:
+            verdict = memo[context]
         else:
-            ok = _secret_value_ok(value, kind, bool(q), prose)
-            rule = "secret-assignment"
-        if ok:
-            out.append(_Found(vstart, vend, rule, 2))
+            verdict = memo[context] = _judge_assignment(text, s, e)
+        if verdict is None:
+            continue
+        what, rel_start, rel_end = verdict
+        if what == "veto":
+            vetoed.append((s + rel_start, s + rel_end))
+        else:
+            out.append(_Found(s + rel_start, s + rel_end, what, 2))
 
 
-def _scan_auth_headers(text: str, out: list[_Found]) -> None:
-    for m in _AUTH_HEADER.finditer(text):
-        value = m.group(1).rstrip(".,;)")
+def _pair(text: str, s: int, m: re.Match[str]) -> bool:
+    """("password", "hunter2"): a comma makes an assignment only inside a two-item tuple of quoted strings."""
+    before = text[max(0, s - 3) : s].rstrip("\"'` ")
+    raw = m.group("val")
+    after = text[m.end("val") : m.end("val") + 3].lstrip()
+    if _IDENTIFIER_PARTS.fullmatch(raw.strip("\"'`")):
+        return False  # ('password', 'credit_card'): two field names
+    return before.endswith(("(", "[")) and raw[:1] in "\"'`" and after[:1] in (")", "]")
+
+
+def _judge_assignment(text: str, s: int, e: int) -> tuple[str, int, int] | None:
+    """('veto' | rule, start, end) relative to ``s`` for the identifier at ``text[s:e]``, or None."""
+    ident = text[s:e].rstrip(".-")
+    e = s + len(ident)
+    name = ident.lstrip(".-")
+    kind = _classify_name(name, _previous_word(text, s))
+    if kind is None and _FOREIGN_PASSWORD.search(name):
+        kind = "password"
+    m = _OPERATOR.match(text, e)
+    if kind is None:
+        if m is not None and m.group("op") != ",":
+            return "veto", m.start("val") - s, m.end("val") - s
+        return None
+    prose = False
+    if m is not None and m.group("op") == "," and m.group("q") and not _pair(text, s, m):
+        m = None
+    if m is None or (m.group("op") == "," and not m.group("q")):
+        m = _PROSE_OPERATOR.match(text, e)
+        prose = True
+        if m is None:
+            return None
+    raw = m.group("val")
+    if raw.rstrip("'\"`").endswith(("...", "\u2026")):
+        return None  # elided in the text itself: "ops_eyJzaWdu..."
+    value, q = _strip_quotes(raw)
+    vstart = m.start("val") + q
+    if not q:
+        value = value.rstrip(".!?:")
+    if kind == "password":
+        ok, rule = _password_value_ok(value, bool(q), prose), "password-assignment"
+    else:
+        ok, rule = _secret_value_ok(value, kind, bool(q), prose), "secret-assignment"
+    return (rule, vstart - s, vstart + len(value) - s) if ok else None
+
+
+def _scan_auth_headers(text: str, out: list[_Found], low: str | None = None) -> None:
+    low = lowered(text) if low is None else low
+    if "authorization" not in low:
+        return
+    for m in _AUTH_HEADER.finditer(low):
+        value = text[m.start(1) : m.end(1)].rstrip(".,;)")
         if _REFERENCE.match(value) or is_placeholder(value, strict=False):
             continue
         if len(value) < 6 or _classes(value) < 2 or shannon_entropy(value) < 2.5:
@@ -1077,6 +1261,8 @@ def _cred_part_ok(value: str) -> bool:
 
 
 def _scan_curl_credentials(text: str, out: list[_Found]) -> None:
+    if "-u" not in text:
+        return
     for m in _CURL_USER.finditer(text):
         raw = m.group(1)
         base = m.start(1)
@@ -1108,6 +1294,8 @@ def _scan_curl_credentials(text: str, out: list[_Found]) -> None:
 
 
 def _scan_url_credentials(text: str, out: list[_Found]) -> None:
+    if "://" not in text or "@" not in text:
+        return
     for m in _URL_CREDENTIALS.finditer(text):
         pw = m.group(2)
         low = pw.lower()
@@ -1152,18 +1340,39 @@ def _in_url(text: str, start: int) -> bool:
     return "://" in prefix or prefix.startswith("www.")
 
 
-def _scan_high_entropy(text: str, out: list[_Found], vetoed: list[tuple[int, int]]) -> None:
+# values that are random but not secret: checksums, signatures, hashes, commit ids, CSRF form tokens
+_NOT_SECRET_VALUE = _C(
+    r"\b(?:signature|sig|checksum|hash|digest|etag|integrity|nonce|commit|sha|sha1|sha256|sha512|md5|revision|"
+    r"fingerprint|request[_-]?id|trace[_-]?id|correlation[_-]?id|uuid|guid)[\"']?\s{0,3}[:=]\s{0,3}[\"']?"
+    r"([A-Za-z0-9+/=_\-]{16,2000})"
+    r"|name=[\"'][\w-]*(?:csrf|xsrf|authenticity)[\w-]*[\"']\s+value=[\"']([^\"'<>]{8,2000})"
+)  # runs on the lower-cased copy
+
+
+def _scan_high_entropy(
+    text: str, out: list[_Found], vetoed: list[tuple[int, int]], low: str | None = None
+) -> None:
     vetoed = (
         vetoed
         + [m.span() for m in _PUBLIC_BLOCK.finditer(text)]
         + [m.span() for m in _SSH_PUBLIC_KEY.finditer(text)]
+        + [
+            m.span(m.lastindex or 0)
+            for m in _NOT_SECRET_VALUE.finditer(lowered(text) if low is None else low)
+        ]
     )
 
     def free(start: int, end: int) -> bool:
         return not any(s <= start and end <= e for s, e in vetoed)
 
     for m in _BARE_TOKEN.finditer(text):
+        if (m.start() > 0 and text[m.start() - 1] in _BARE_BEFORE) or (
+            m.end() < len(text) and text[m.end()] in _BARE_AFTER
+        ):
+            continue
         value = m.group(0).strip("-_=")
+        if text[m.end() : m.end() + 2] in ("..", "\u2026") or text[m.end() : m.end() + 1] == "\u2026":
+            continue  # elided in the text itself: "ops_eyJzaWdu..."
         if (
             len(value) <= 1000
             and _bare_high_entropy(value)
@@ -1172,8 +1381,10 @@ def _scan_high_entropy(text: str, out: list[_Found], vetoed: list[tuple[int, int
         ):
             start = m.start() + m.group(0).index(value)
             out.append(_Found(start, start + len(value), "high-entropy", 1))
-    for m in _NEAR_KEYWORD.finditer(text):
-        value = m.group(1).rstrip(".!?,;:)")
+    for m in _NEAR_KEYWORD.finditer(lowered(text) if low is None else low):
+        if text[m.end(1) : m.end(1) + 2] == ".." or text[m.end(1) : m.end(1) + 1] == "\u2026":
+            continue
+        value = text[m.start(1) : m.end(1)].rstrip(".!?,;:)")
         if not free(m.start(1), m.end(1)):
             continue
         if len(value) >= 12 and looks_random(value, min_len=12) and _has_letters_digits(value):
@@ -1184,14 +1395,15 @@ def find_secrets(text: str) -> list[Redaction]:
     """All secret spans in ``text`` (non-overlapping, sorted)."""
     found: list[_Found] = []
     _scan_private_keys(text, found)
-    _scan_provider_rules(text, _PROVIDER_RULES, found)
-    _scan_provider_rules(text, _DS_RULES, found)
+    low = lowered(text)
+    _scan_provider_rules(text, _PROVIDER_RULES, found, low)
+    _scan_provider_rules(text, _DS_RULES, found, low)
     vetoed: list[tuple[int, int]] = []
-    _scan_assignments(text, found, vetoed)
-    _scan_auth_headers(text, found)
+    _scan_assignments(text, found, vetoed, low)
+    _scan_auth_headers(text, found, low)
     _scan_curl_credentials(text, found)
     _scan_url_credentials(text, found)
-    _scan_high_entropy(text, found, vetoed)
+    _scan_high_entropy(text, found, vetoed, low)
     if not found:
         return []
     # highest priority first, then the longest; drop anything overlapping an accepted span
@@ -1224,3 +1436,7 @@ def redact(text: str) -> tuple[str, tuple[Redaction, ...]]:
         pos = r.end
     parts.append(text[pos:])
     return "".join(parts), tuple(spans)
+
+
+for _rule in _PROVIDER_RULES + _DS_RULES:  # literal hints are computed once, at import
+    _HINT_CACHE[id(_rule.regex)] = _hints(_rule.regex)
