@@ -40,16 +40,99 @@ AGENT_VIEWS: dict[str, str] = {
     "teams": "Teams of your enterprise.",
 }
 ALLOWED_FUNCTIONS = frozenset(
-    """
-    count sum avg min max every bool_and bool_or array_agg string_agg json_agg jsonb_agg percentile_cont
-    percentile_disc mode stddev variance row_number rank dense_rank percent_rank cume_dist ntile lag lead
-    first_value last_value nth_value lower upper length char_length octet_length substring substr left right
-    trim btrim ltrim rtrim replace concat concat_ws position strpos starts_with split_part initcap reverse repeat
-    lpad rpad md5 abs round floor ceil ceiling trunc sign sqrt power mod ln log exp greatest least now
-    current_date date_trunc date_part extract age to_char to_date to_timestamp make_date make_interval
-    cardinality array_length array_position unnest coalesce nullif regexp_replace regexp_match like_escape
-    timezone text
-    """.split()
+    [
+        "count",
+        "sum",
+        "avg",
+        "min",
+        "max",
+        "every",
+        "bool_and",
+        "bool_or",
+        "array_agg",
+        "string_agg",
+        "json_agg",
+        "jsonb_agg",
+        "percentile_cont",
+        "percentile_disc",
+        "mode",
+        "stddev",
+        "variance",
+        "row_number",
+        "rank",
+        "dense_rank",
+        "percent_rank",
+        "cume_dist",
+        "ntile",
+        "lag",
+        "lead",
+        "first_value",
+        "last_value",
+        "nth_value",
+        "lower",
+        "upper",
+        "length",
+        "char_length",
+        "octet_length",
+        "substring",
+        "substr",
+        "left",
+        "right",
+        "trim",
+        "btrim",
+        "ltrim",
+        "rtrim",
+        "replace",
+        "concat",
+        "concat_ws",
+        "position",
+        "strpos",
+        "starts_with",
+        "split_part",
+        "initcap",
+        "reverse",
+        "repeat",
+        "lpad",
+        "rpad",
+        "md5",
+        "abs",
+        "round",
+        "floor",
+        "ceil",
+        "ceiling",
+        "trunc",
+        "sign",
+        "sqrt",
+        "power",
+        "mod",
+        "ln",
+        "log",
+        "exp",
+        "greatest",
+        "least",
+        "now",
+        "current_date",
+        "date_trunc",
+        "date_part",
+        "extract",
+        "age",
+        "to_char",
+        "to_date",
+        "to_timestamp",
+        "make_date",
+        "make_interval",
+        "cardinality",
+        "array_length",
+        "array_position",
+        "unnest",
+        "coalesce",
+        "nullif",
+        "regexp_replace",
+        "regexp_match",
+        "like_escape",
+        "timezone",
+        "text",
+    ]
 )
 MAX_ROWS_CAP = 10_000
 MAX_TIMEOUT_MS = 60_000
@@ -83,7 +166,7 @@ class _CteNames(Visitor):  # type: ignore[misc]
         super().__init__()
         self.names: set[str] = set()
 
-    def visit_CommonTableExpr(self, ancestors: Any, node: Any) -> None:  # noqa: N802
+    def visit_CommonTableExpr(self, ancestors: Any, node: Any) -> None:
         self.names.add(node.ctename)
 
 
@@ -99,11 +182,11 @@ class _Checker(Visitor):  # type: ignore[misc]
             rule = {"LockingClause": "no_locking", "IntoClause": "no_into"}.get(name, "select_only")
             self.problems.append((rule, f"{name} is not allowed"))
 
-    def visit_CommonTableExpr(self, ancestors: Any, node: Any) -> None:  # noqa: N802
+    def visit_CommonTableExpr(self, ancestors: Any, node: Any) -> None:
         if type(node.ctequery).__name__ != "SelectStmt":
             self.problems.append(("select_only", f"the WITH query {node.ctename!r} is not a SELECT"))
 
-    def visit_RangeVar(self, ancestors: Any, node: Any) -> None:  # noqa: N802
+    def visit_RangeVar(self, ancestors: Any, node: Any) -> None:
         schema, relation = node.schemaname, node.relname
         if schema is None and relation in self.ctes:
             return
@@ -116,21 +199,21 @@ class _Checker(Visitor):  # type: ignore[misc]
                 )
             )
 
-    def visit_FuncCall(self, ancestors: Any, node: Any) -> None:  # noqa: N802
+    def visit_FuncCall(self, ancestors: Any, node: Any) -> None:
         parts = [getattr(p, "sval", "") for p in node.funcname]
         name = parts[-1].lower()
         if (len(parts) > 1 and parts[0] != "pg_catalog") or name not in ALLOWED_FUNCTIONS:
             self.problems.append(("allowed_functions", f"function {'.'.join(parts)}() is not allowed"))
 
-    def visit_RangeFunction(self, ancestors: Any, node: Any) -> None:  # noqa: N802
+    def visit_RangeFunction(self, ancestors: Any, node: Any) -> None:
         self.problems.append(("agent_views_only", "functions in FROM are not allowed"))
 
-    def visit_TypeCast(self, ancestors: Any, node: Any) -> None:  # noqa: N802
+    def visit_TypeCast(self, ancestors: Any, node: Any) -> None:
         names = [getattr(p, "sval", "") for p in node.typeName.names]
         if any(n.startswith("reg") or n in ("oid", "xid", "tid", "pg_lsn") for n in names):
             self.problems.append(("no_catalogs", f"casts to {names[-1]} reach the catalogs"))
 
-    def visit_ColumnRef(self, ancestors: Any, node: Any) -> None:  # noqa: N802
+    def visit_ColumnRef(self, ancestors: Any, node: Any) -> None:
         fields = [getattr(f, "sval", "") for f in node.fields if hasattr(f, "sval")]
         if len(fields) >= 3 and fields[0] != AGENT_SCHEMA:
             self.problems.append(("agent_views_only", f"{'.'.join(fields)} names another schema"))
