@@ -14,3 +14,31 @@ def tool(client, secret: str, name: str, arguments: dict[str, Any] | None = None
         HTTP_AUTHORIZATION=f"Bearer {secret}",
         **headers,
     )
+
+
+def save_event(client, secret: str, summary: str, content: str, entities=(), tags=(), **extra) -> str:
+    """save_memory with entities as names (type "thing"); returns the event id."""
+    response = tool(
+        client,
+        secret,
+        "save_memory",
+        {
+            "summary": summary,
+            "content": content,
+            "entities": [{"name": n, "type": "thing"} for n in entities],
+            "tags": list(tags),
+            **extra,
+        },
+    )
+    assert response.status_code == 200, response.content
+    return str(response.json()["event_id"])
+
+
+def archive(world, *ids: str, slug: str = "a") -> None:
+    """Run the archivist body in-process (the worker tests cover the real worker)."""
+    from memory.tasks import archivist_process
+
+    enterprise_id = str(getattr(world, slug).enterprise.pk)
+    for memory_id in ids:
+        result = archivist_process.apply(kwargs={"enterprise_id": enterprise_id, "memory_id": memory_id})
+        assert result.successful(), result.result

@@ -19,7 +19,8 @@ from memory.dispatch import tool_dispatch
 from memory.graph import schema
 from memory.models import Entity, EntityCooccurrence, EntityRename, LinkKind, Memory, MemoryLink
 from memory.services.memories import MemoryDraft, memory_create
-from memory.tasks import archivist_process
+from tests.memory.helpers import archive as _archive
+from tests.memory.helpers import save_event as _save
 from tests.memory.helpers import tool
 
 SEED_EXAMPLE = (
@@ -41,32 +42,6 @@ def alice(world):
 @pytest.fixture
 def bob_b(world):
     return world.bob.keys[world.b.enterprise.slug][1]
-
-
-def _save(client, secret, summary, content, entities=(), tags=(), **extra):
-    response = tool(
-        client,
-        secret,
-        "save_memory",
-        {
-            "summary": summary,
-            "content": content,
-            "entities": [{"name": n, "type": "thing"} for n in entities],
-            "tags": list(tags),
-            **extra,
-        },
-    )
-    assert response.status_code == 200, response.content
-    return response.json()["event_id"]
-
-
-def _archive(world, *ids, slug="a"):
-    """Run the archivist body in-process: the vector, SIMILAR links, CONNECTED counts."""
-    for memory_id in ids:
-        result = archivist_process.apply(
-            kwargs={"enterprise_id": str(getattr(world, slug).enterprise.pk), "memory_id": memory_id}
-        )
-        assert result.successful(), result.result
 
 
 def _note(world, text, *, member, entities=(), tags=(), visibility="project", layer="project", slug="a"):

@@ -14,7 +14,8 @@ from accounts.tenancy import tenant_context
 from memory.models import Memory
 from memory.services.memories import MemoryDraft, memory_create
 from memory.services.tasks import task_create
-from memory.tasks import archivist_process
+from tests.memory.helpers import archive as _archive
+from tests.memory.helpers import save_event as _save
 from tests.memory.helpers import tool
 
 
@@ -25,32 +26,6 @@ def ctx(world, slug="a"):
 @pytest.fixture
 def alice(world):
     return world.alice.keys[world.a.enterprise.slug][1]
-
-
-def _save(client, secret, summary, content, entities=(), tags=(), **extra):
-    response = tool(
-        client,
-        secret,
-        "save_memory",
-        {
-            "summary": summary,
-            "content": content,
-            "entities": [{"name": n, "type": "thing"} for n in entities],
-            "tags": list(tags),
-            **extra,
-        },
-    )
-    assert response.status_code == 200, response.content
-    return response.json()["event_id"]
-
-
-def _archive(world, *ids):
-    """Run the archivist body in-process (the worker tests cover the real worker)."""
-    for memory_id in ids:
-        result = archivist_process.apply(
-            kwargs={"enterprise_id": str(world.a.enterprise.pk), "memory_id": memory_id}
-        )
-        assert result.successful(), result.result
 
 
 @pytest.fixture
