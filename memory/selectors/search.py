@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import BooleanField, Q, QuerySet
+from django.db.models import BooleanField, Count, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from accounts.models import AccessKey, Member
@@ -156,7 +156,23 @@ def entities_in(text: str) -> list[Entity]:
     return found
 
 
+# An entity on more memories than this names a whole stream (a conversation's speaker, the company itself):
+# matching it says nothing about which memory answers. Measured on LoCoMo, where every turn carries its
+# speaker: with such entities in, the fused hit@10 fell from 0.675 (text + vector) to 0.658.
+ENTITY_CHANNEL_MAX_LINKS = 50
+
+
 def _entity_channel(memories: QuerySet[Memory], entities: list[Entity], depth: int) -> list[uuid.UUID]:
+    if not entities:
+        return []
+    frequent = set(
+        MemoryEntity.objects.filter(entity__in=entities)
+        .values("entity_id")
+        .annotate(n=Count("id"))
+        .filter(n__gt=ENTITY_CHANNEL_MAX_LINKS)
+        .values_list("entity_id", flat=True)
+    )
+    entities = [e for e in entities if e.pk not in frequent]
     if not entities:
         return []
     linked = MemoryEntity.objects.filter(entity__in=entities).values("memory_id")

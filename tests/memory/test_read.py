@@ -500,3 +500,15 @@ def test_reads_are_audited_with_the_ids_returned(client, world, alice, corpus):
     with ctx(world):
         event = AuditEvent.objects.get(request_id="read-1")
     assert event.details["tool"] == "search_memory" and corpus["deploy"] in event.details["read_ids"]
+
+
+def test_the_entity_channel_ignores_entities_on_too_many_memories(client, world, alice):
+    from memory.selectors import search as search_module
+
+    rare = _save(client, alice, "Quokka sighting report.", "A quokka was seen near the office.", ["Quokka"])
+    for i in range(search_module.ENTITY_CHANNEL_MAX_LINKS + 1):
+        _save(client, alice, f"Weekly status {i}.", f"Status number {i}.", ["Acme"])
+    quokka = tool(client, alice, "search_memory", {"query": "Quokka"}).json()["hits"]
+    assert quokka[0]["event_id"] == rare and "entity" in quokka[0]["channels"]
+    acme = tool(client, alice, "search_memory", {"query": "Acme", "top_k": 50}).json()["hits"]
+    assert all("entity" not in hit["channels"] for hit in acme)
