@@ -42,3 +42,10 @@ def archive(world, *ids: str, slug: str = "a") -> None:
     for memory_id in ids:
         result = archivist_process.apply(kwargs={"enterprise_id": enterprise_id, "memory_id": memory_id})
         assert result.successful(), result.result
+
+
+def ctx(world, slug: str = "a"):
+    """The tenant context of enterprise ``slug`` of the test world."""
+    from accounts.tenancy import tenant_context
+
+    return tenant_context(enterprise_id=getattr(world, slug).enterprise.pk, door="test")

@@ -14,29 +14,19 @@ import pytest
 from accounts.models import AuditEvent
 from accounts.services.keys import access_key_create
 from accounts.services.workspaces import workspace_get_or_create
-from accounts.tenancy import tenant_context
 from memory.dispatch import tool_dispatch
 from memory.graph import schema
 from memory.models import Entity, EntityCooccurrence, EntityRename, LinkKind, Memory, MemoryLink
 from memory.services.memories import MemoryDraft, memory_create
 from tests.memory.helpers import archive as _archive
+from tests.memory.helpers import ctx, tool
 from tests.memory.helpers import save_event as _save
-from tests.memory.helpers import tool
 
 SEED_EXAMPLE = (
     "START a = events(text: $q, k: 3) MATCH (a)-[:PARTICIPATED_IN]-(e) -[:PARTICIPATED_IN]-(b) "
     "RETURN b, count(DISTINCT e) AS shared ORDER BY shared DESC LIMIT 20"
 )
 EVENT_KEYS = {"id", "summary", "timestamp", "order_index"}
-
-
-def ctx(world, slug="a"):
-    return tenant_context(enterprise_id=getattr(world, slug).enterprise.pk, door="test")
-
-
-@pytest.fixture
-def alice(world):
-    return world.alice.keys[world.a.enterprise.slug][1]
 
 
 @pytest.fixture

@@ -10,22 +10,12 @@ import pytest
 from accounts.models import AuditEvent, Role, RoleAssignment
 from accounts.services.keys import access_key_create
 from accounts.services.workspaces import workspace_get_or_create
-from accounts.tenancy import tenant_context
 from memory.models import Memory
 from memory.services.memories import MemoryDraft, memory_create
 from memory.services.tasks import task_create
 from tests.memory.helpers import archive as _archive
+from tests.memory.helpers import ctx, tool
 from tests.memory.helpers import save_event as _save
-from tests.memory.helpers import tool
-
-
-def ctx(world, slug="a"):
-    return tenant_context(enterprise_id=getattr(world, slug).enterprise.pk, door="test")
-
-
-@pytest.fixture
-def alice(world):
-    return world.alice.keys[world.a.enterprise.slug][1]
 
 
 @pytest.fixture
