@@ -1,6 +1,7 @@
 """The read path at scale: one project grown to each size, searched, asked and listed through the API.
 
     .venv/bin/python -m bench.scale.run --sizes 10000,100000[,1000000] [--sample 3000] [--queries 200]
+                                        [--profile N] [--omp-passive]
 
 On a throwaway embedded cluster (config.settings_test), one enterprise on the ``enterprise`` plan,
 one project, one all-scope access key, one task (for memory.ask), one web server (uvicorn).
@@ -19,8 +20,9 @@ Rows (bulk-loaded as the owner role, RLS satisfied with the enterprise's ``app.e
   content = the text, timestamp = 2023-01-01 + 30 s x g. ``INSERT ... SELECT`` over
   ``generate_series`` writes them into memory_memory with every column the app sets
   (enterprise, project, workspace ``default`` for even g and ``archive`` for odd g, since the
-  enterprise plan allows 1,000,000 per workspace and the save measured at 1M must pass; team, author, access key, kind fact, layer project,
-  visibility project, status unverified, guard_version, embedding_model, embedding_dim 384;
+  enterprise plan allows 1,000,000 per workspace and the save measured at 1M must pass; team,
+  author, access key, kind fact, layer project, visibility project, status unverified,
+  guard_version, embedding_model, embedding_dim 384;
   ``search_vector`` is generated), and one memory_memoryentity link to the turn's speaker (an
   Entity made through the app). Every ``--task-every``-th row (default 10th) is a task-layer note
   of the bench task (layer task, visibility project, as memory.train writes), so memory.ask in a
@@ -32,7 +34,11 @@ At each size, through HTTP: ``search_memory`` (top_k 10, LoCoMo questions, 50 wa
 embedding included), ``GET /v1/tasks/<id>/memory/ask?purpose=<question>``, ``list_memory_timeline``
 (the domain, limit 20) and ``save_memory``; in process: each search channel timed, whether the vector
 query uses the HNSW index, HNSW recall@10 against an exact scan, the archivist's neighbour query and
-the write path's plan-limit counts. Database, table and index sizes from PostgreSQL.
+the write path's plan-limit counts; with ``--profile N``, cProfile over N in-process calls of
+search_memory, list_memory_timeline and save_memory through the tool door. Database, table and
+index sizes from PostgreSQL. The index builds run with ``--maintenance-work-mem`` (default 4GB, a
+session setting; the server's own is 64MB) and at most ``--index-timeout`` seconds (default 1800):
+a build that does not finish ends the run there, reported as not measured.
 
 JSON summary in bench/out/scale/ (git-ignored).
 """
@@ -441,6 +447,7 @@ def in_process_measures(
     timings: dict[str, list[float]] = {k: [] for k in ("embed_query", "text_sql", "vector_sql", "entity")}
     text_rows: list[int] = []
     recall: list[float] = []
+    turn_recall: list[float] = []
     out: dict[str, Any] = {}
     with tenant_context(enterprise_id=tenant.enterprise_id, door="bench"):
         member = Member.objects.get(pk=place.member_id)
@@ -480,9 +487,16 @@ def in_process_measures(
                     cursor.execute("RESET enable_indexscan")
                     cursor.execute("RESET enable_bitmapscan")
                 recall.append(len(set(approx) & set(exact)) / max(1, len(exact)))
+                # Rows are perturbed copies of sample turns: did the index find the same turns?
+                text_of = dict(Memory.objects.filter(pk__in=approx + exact).values_list("pk", "content"))
+                exact_turns = {text_of[pk] for pk in exact}
+                turn_recall.append(
+                    len({text_of[pk] for pk in approx} & exact_turns) / max(1, len(exact_turns))
+                )
         out["channels_ms"] = {k: latency_summary(v) for k, v in timings.items()}
         out["text_rows_matching_any_word"] = latency_summary([float(x) for x in text_rows])
         out["hnsw_recall_at_10_vs_exact"] = sum(recall) / len(recall) if recall else None
+        out["hnsw_turn_recall_at_10_vs_exact"] = sum(turn_recall) / len(turn_recall) if turn_recall else None
         # Does the vector channel's SQL use the HNSW index?
         literal = "[" + ",".join(f"{v:.7f}" for v in vectors[0]) + "]"
         from django.db.models.expressions import RawSQL
@@ -703,6 +717,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 + "; ".join(f"{k} {fmt_ms(v)}" for k, v in result["channels_ms"].items())
                 + f"; rows matching any query word p50 {result['text_rows_matching_any_word']['p50']:.0f}"
                 + f"; HNSW recall@10 {result['hnsw_recall_at_10_vs_exact']:.3f}"
+                + f" (same turns: {result['hnsw_turn_recall_at_10_vs_exact']:.3f})"
                 + f"; plan uses HNSW: {result['vector_plan_uses_hnsw']}"
                 + f"; archivist neighbour query {fmt_ms(result['archivist_similar_query_ms'])}"
                 + f"; write limit counts {fmt_ms(result['write_limit_counts_ms'])}",
