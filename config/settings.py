@@ -60,6 +60,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Serves the console's own static files (htmx, CSS) from the apps' static folders, no CDN.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -113,6 +115,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+# WhiteNoise finds static files in the apps directly: no collectstatic step before `make run`.
+WHITENOISE_USE_FINDERS = True
 
 REST_FRAMEWORK: dict[str, object] = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -158,3 +162,13 @@ LOGGING: dict[str, object] = {
 SWITCH_LINK_MAX_AGE = env_int("MNEMOS_SWITCH_LINK_MAX_AGE_S", 24 * 3600)
 # Largest JSON body a REST tool call may send.
 TOOL_BODY_MAX_BYTES = env_int("MNEMOS_TOOL_BODY_MAX_BYTES", 2 * 1024 * 1024)
+
+# Partner links (docs/partners.md): the platform's minimum contract version, and how remote
+# partner deployments are reached (https only unless allowed for development; extra CA bundle).
+PARTNER_MIN_CONTRACT_VERSION = env_int("MNEMOS_PARTNER_MIN_CONTRACT_VERSION", 1)
+if PARTNER_MIN_CONTRACT_VERSION < 1:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("MNEMOS_PARTNER_MIN_CONTRACT_VERSION must be 1 or more")
+PARTNER_ALLOW_HTTP = env_bool("MNEMOS_PARTNER_ALLOW_HTTP", False)
+PARTNER_CA_BUNDLE = env_str("MNEMOS_PARTNER_CA_BUNDLE", "")

@@ -11,6 +11,7 @@ urlpatterns = [
     path("admin/", admin_site.urls),
     path("v1/", include(("accounts.api.v1.urls", "accounts"), namespace="v1-accounts")),
     path("v1/", include(("memory.api.v1.urls", "memory"), namespace="v1-memory")),
+    path("v1/", include(("partners.api.v1.urls", "partners"), namespace="v1-partners")),
     path("console/", include(("console.urls", "console"), namespace="console")),
     path("v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
