@@ -1,0 +1,253 @@
+"""Partner tools over REST: contract fields, exposure, provided links, busy, audit on both sides."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import psycopg
+import pytest
+from django.conf import settings
+from django.utils import timezone
+
+from accounts.models import AuditEvent
+from memory.models import Memory
+from partners.services.links import (
+    partner_link_alias_add,
+    partner_link_exposure_set,
+    partner_link_expiry_set,
+    partner_link_principal_set,
+    partner_link_suspend,
+)
+from tests.memory.helpers import save_event, tool
+from tests.partners.helpers import active_link, admin_member, audits, in_org, provider_event
+
+pytestmark = pytest.mark.django_db
+
+LINK_FIELDS = {
+    "link_id",
+    "partner_org_id",
+    "status",
+    "usable",
+    "blocked_reason",
+    "contract_version",
+    "reconsent",
+    "expires_at",
+    "created_at",
+}
+
+
+def test_list_partner_links_is_an_honest_empty(client, world, alice):
+    body = tool(client, alice, "list_partner_links").json()
+    assert body == {"status": "ok", "count": 0, "provided_link_count": 0, "links": []}
+
+
+def test_list_partner_links_names_the_contract_fields(client, world, alice, link):
+    body = tool(client, alice, "list_partner_links").json()
+    assert body["status"] == "ok" and body["count"] == 1 and body["provided_link_count"] == 0
+    (entry,) = body["links"]
+    assert set(entry) == LINK_FIELDS
+    assert entry["link_id"] == str(link) and entry["partner_org_id"] == str(world.b.enterprise.pk)
+    assert entry["status"] == "active" and entry["usable"] is True and entry["blocked_reason"] is None
+    assert entry["contract_version"] == 1 and entry["reconsent"] == {"mine": False, "partner": False}
+    assert entry["expires_at"] is None
+
+
+def test_the_provider_only_counts_its_provided_links_and_reading_through_one_is_refused(client, world, link):
+    bob_b = world.bob.keys[world.b.enterprise.slug][1]
+    body = tool(client, bob_b, "list_partner_links").json()
+    assert body == {"status": "ok", "count": 0, "provided_link_count": 1, "links": []}
+    refused = tool(
+        client, bob_b, "search_partner_memory", {"sentence": "What is there?", "link_id": str(link)}
+    ).json()
+    assert refused["status"] == "error" and refused["reason"] == refused["error"] == "principal_not_active"
+    assert "provides this link" in refused["detail"]
+    assert set(refused) == {"status", "error", "reason", "detail"}
+
+
+def test_search_returns_the_seed_hit_fields_and_audits_both_sides(client, world, alice, link):
+    event = provider_event(
+        client, world, "Globex moved staging deploys to Kubernetes", "Staging now runs on k8s."
+    )
+    body = tool(
+        client,
+        alice,
+        "search_partner_memory",
+        {"sentence": "Where do staging deploys run?", "link_id": str(link)},
+    ).json()
+    assert (
+        body["status"] == "ok"
+        and body["link_id"] == str(link)
+        and body["remote_org"] == str(world.b.enterprise.pk)
+    )
+    assert body["count"] == 1
+    (hit,) = body["hits"]
+    assert set(hit) == {"event_id", "domain", "summary", "timestamp", "distance", "link_id"}
+    assert hit["event_id"] == event and hit["domain"] == "globex" and hit["link_id"] == str(link)
+    (served,) = audits(world, "b", "partner.serve")
+    assert served.details["read_ids"] == [event] and served.details["consumer_org"] == str(
+        world.a.enterprise.pk
+    )
+    (read,) = audits(world, "a", "partner.read")
+    assert read.details["ok"] is True and read.details["read_ids"] == [event]
+    calls = [e for e in audits(world, "a", "tool.call") if e.details["tool"] == "search_partner_memory"]
+    assert calls[0].details["read_ids"] == [event]
+
+
+def test_a_partner_read_writes_nothing_but_the_audit(client, world, alice, link):
+    provider_event(client, world, "Globex staging runs on Kubernetes", "k8s everywhere")
+    with in_org(world, "a"):
+        before_a = (Memory.objects.count(), AuditEvent.objects.count())
+    with in_org(world, "b"):
+        before_b = (Memory.objects.count(), AuditEvent.objects.count())
+    tool(
+        client, alice, "search_partner_memory", {"sentence": "Where does staging run?", "link_id": str(link)}
+    )
+    with in_org(world, "a"):
+        assert (Memory.objects.count(), AuditEvent.objects.count()) == (before_a[0], before_a[1] + 2)
+    with in_org(world, "b"):
+        assert (Memory.objects.count(), AuditEvent.objects.count()) == (before_b[0], before_b[1] + 1)
+
+
+def test_a_partner_never_sees_outside_the_exposure(client, world, alice, link):
+    shared = provider_event(client, world, "Globex shared roadmap for Kubernetes", "roadmap k8s")
+    project_only = provider_event(
+        client, world, "Globex private Kubernetes notes", "private k8s", visibility="project"
+    )
+    forgotten = provider_event(client, world, "Globex forgotten Kubernetes plan", "forgotten k8s")
+    bob_b = world.bob.keys[world.b.enterprise.slug][1]
+    assert tool(client, bob_b, "forget", {"id": forgotten}).status_code == 200
+    # Another project of B, enterprise-visible but not exposed.
+    beta = save_event(client, bob_b, "Globex beta Kubernetes cluster", "beta k8s")
+    with in_org(world, "b"):
+        Memory.objects.filter(pk=beta).update(visibility="enterprise", project=world.b.other_project)
+    sentence = {"sentence": "What does Globex know about Kubernetes?", "link_id": str(link), "top_n": 50}
+    ids = {h["event_id"] for h in tool(client, alice, "search_partner_memory", sentence).json()["hits"]}
+    assert ids == {shared}
+    for hidden in (project_only, forgotten, beta):
+        body = tool(
+            client, alice, "get_partner_memory_content", {"event_id": hidden, "link_id": str(link)}
+        ).json()
+        assert body["reason"] == "event_not_found"
+    # Explicitly shared through the link: the project-visible one opens.
+    with in_org(world, "b"):
+        partner_link_exposure_set(
+            actor=admin_member(world, "b"), link_id=link, projects=["alpha"], memory_ids=[project_only]
+        )
+    ids = {h["event_id"] for h in tool(client, alice, "search_partner_memory", sentence).json()["hits"]}
+    assert ids == {shared, project_only}
+    # By save domain instead of project.
+    with in_org(world, "b"):
+        type(world.b.other_project).objects.filter(pk=world.b.other_project.pk).update(save_domain="infra")
+        partner_link_exposure_set(actor=admin_member(world, "b"), link_id=link, save_domains=["infra"])
+    body = tool(client, alice, "search_partner_memory", {**sentence, "domain": "infra"}).json()
+    assert [h["event_id"] for h in body["hits"]] == [beta] and body["hits"][0]["domain"] == "infra"
+
+
+def test_get_partner_memory_content_opens_a_hit(client, world, alice, link):
+    event = provider_event(
+        client, world, "Globex release train", "Every second Tuesday.", entities=["Release Train"]
+    )
+    body = tool(client, alice, "get_partner_memory_content", {"event_id": event, "link_id": str(link)}).json()
+    assert body["status"] == "ok"
+    assert body["event"]["content"] == "Every second Tuesday." and body["event"]["entities"] == [
+        "Release Train"
+    ]
+
+
+def test_blocked_links_answer_with_their_reason(client, world, alice, link):
+    args = {"sentence": "What is there?", "link_id": str(link)}
+    with in_org(world, "b"):
+        partner_link_expiry_set(
+            actor=admin_member(world, "b"), link_id=link, expires_at=timezone.now() - timedelta(minutes=1)
+        )
+    assert tool(client, alice, "search_partner_memory", args).json()["reason"] == "link_expired"
+    with in_org(world, "b"):
+        partner_link_expiry_set(actor=admin_member(world, "b"), link_id=link, expires_at=None)
+        partner_link_principal_set(actor=admin_member(world, "b"), link_id=link, active=False)
+    assert tool(client, alice, "search_partner_memory", args).json()["reason"] == "principal_not_active"
+    with in_org(world, "b"):
+        partner_link_principal_set(actor=admin_member(world, "b"), link_id=link, active=True)
+        partner_link_suspend(actor=admin_member(world, "b"), link_id=link)
+    body = tool(client, alice, "search_partner_memory", args).json()
+    assert body == {
+        "status": "error",
+        "error": "link_not_active",
+        "reason": "link_not_active",
+        "detail": "the link is suspended; its owners manage it in the console",
+    }
+    listed = tool(client, alice, "list_partner_links").json()["links"][0]
+    assert listed["usable"] is False and listed["blocked_reason"] == "link_not_active"
+
+
+def test_unknown_links_and_other_tenants(client, world, alice, link):
+    body = tool(client, alice, "search_partner_memory", {"sentence": "x y", "link_id": "not-a-link"}).json()
+    assert body["reason"] == "link_not_found"
+    from tests.conftest import add_person, build_tenant
+
+    c = build_tenant("initech")
+    carol = add_person("carol", [(c, "admin")])
+    secret = carol.keys["initech"][1]
+    body = tool(client, secret, "search_partner_memory", {"sentence": "x y", "link_id": str(link)}).json()
+    assert body["reason"] == "no_links" and body["status"] == "error"
+    assert tool(client, secret, "list_partner_links").json()["count"] == 0
+    # charlie has no membership anywhere, so no key: the door answers 401.
+    assert tool(client, "mnm_charlie_has_none", "list_partner_links").status_code == 401
+
+
+def test_a_key_without_the_partner_scope_is_forbidden(client, world, link):
+    from accounts.services.keys import access_key_create
+
+    with in_org(world, "a"):
+        _, secret = access_key_create(
+            member=admin_member(world, "a"), project=world.a.project, scopes=["memory:read"]
+        )
+    response = tool(client, secret, "search_partner_memory", {"sentence": "x y", "link_id": str(link)})
+    assert response.status_code == 403
+    assert response.json()["error"] == "this access key lacks the 'partners:read' scope"
+
+
+def test_bad_input_gets_the_exact_text(client, world, alice, link):
+    response = tool(client, alice, "search_partner_memory", {"sentence": " ", "link_id": str(link)})
+    assert response.status_code == 422 and response.json()["error"] == "sentence must not be empty"
+    response = tool(client, alice, "search_partner_memory", {"link_id": str(link)})
+    assert response.status_code == 422 and response.json()["error"] == "sentence: Field required"
+
+
+def test_top_n_is_capped_at_50(client, world, alice, link):
+    for i in range(3):
+        provider_event(client, world, f"Globex note {i} about Kubernetes", f"k8s {i}")
+    body = tool(
+        client,
+        alice,
+        "search_partner_memory",
+        {"sentence": "Kubernetes notes?", "link_id": str(link), "top_n": 500},
+    ).json()
+    assert body["status"] == "ok" and body["count"] == 3
+
+
+def _app_connection():
+    conf = settings.DATABASES["default"]
+    return psycopg.connect(
+        dbname=conf["NAME"],
+        user=conf["USER"],
+        host=conf["HOST"],
+        port=conf["PORT"],
+        password=conf.get("PASSWORD") or None,
+        autocommit=True,
+    )
+
+
+def test_a_second_call_while_one_is_in_flight_is_busy(client, world, alice, link):
+    args = {"sentence": "What is there?", "link_id": str(link)}
+    with _app_connection() as other:
+        other.execute("SELECT pg_advisory_lock(hashtext(%s))", [f"partner-call:{world.a.enterprise.pk}"])
+        body = tool(client, alice, "search_partner_memory", args).json()
+        assert body["status"] == "error" and body["reason"] == "busy"
+        # Another enterprise is not held up by it.
+        bob_b = world.bob.keys[world.b.enterprise.slug][1]
+        assert tool(client, bob_b, "search_partner_memory", args).json()["reason"] == "principal_not_active"
+        other.execute("SELECT pg_advisory_unlock(hashtext(%s))", [f"partner-call:{world.a.enterprise.pk}"])
+    assert tool(client, alice, "search_partner_memory", args).json()["status"] == "ok"
+    # A busy call did not run: nothing was served.
+    assert len(audits(world, "b", "partner.serve")) == 1
