@@ -115,8 +115,10 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
-# WhiteNoise finds static files in the apps directly: no collectstatic step before `make run`.
+# WhiteNoise finds static files in the apps directly: no collectstatic step before `make run`
+# (it also serves STATIC_ROOT, and warns when that folder is missing).
 WHITENOISE_USE_FINDERS = True
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 REST_FRAMEWORK: dict[str, object] = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth.views import redirect_to_login
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from accounts.models import Member
+from accounts.errors import MnemosError
+from accounts.models import Member, OrgRole
 from accounts.selectors.members import member_enterprises
 from accounts.tenancy import tenant_context
 
@@ -31,13 +33,26 @@ def not_found(request: HttpRequest, message: str = "Not found.") -> HttpResponse
     return render(request, "console/message.html", {"title": "Not found", "message": message}, status=404)
 
 
+def forbidden(request: HttpRequest, message: str) -> HttpResponse:
+    """403 is only for "your role here may not" (a foreign object is not found)."""
+    return render(request, "console/message.html", {"title": "Not allowed", "message": message}, status=403)
+
+
+READ_ONLY_ROLE = "Your role in this enterprise can see everything here but change nothing."
+
+
 def console_view(
-    view: Callable[..., HttpResponse] | None = None, *, enterprise_from: EnterpriseFrom | None = None
+    view: Callable[..., HttpResponse] | None = None,
+    *,
+    enterprise_from: EnterpriseFrom | None = None,
+    auditor_may_post: bool = False,
 ) -> Any:
     """Sign-in required; the view runs in one enterprise's context and transaction.
 
     ``enterprise_from(request, **kwargs)`` may name the enterprise a URL is about
     (a signed link); a user who is not a member there gets "not found".
+    A POST from a membership that may not write (an auditor) is refused with 403
+    unless ``auditor_may_post`` (choosing an enterprise changes no data).
     """
 
     def decorate(inner: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -55,10 +70,15 @@ def console_view(
                 request_id=request.headers.get("X-Request-Id"),
                 door="console",
             ) as ctx:
-                member = Member.objects.select_related("user", "main_project").get(pk=membership["id"])
+                member = Member.objects.select_related("user", "main_project", "enterprise__plan").get(
+                    pk=membership["id"]
+                )
                 ctx.member = member
                 request.member = member  # type: ignore[attr-defined]
-                response = inner(request, *args, **kwargs)
+                if request.method == "POST" and not member.may_write and not auditor_may_post:
+                    response = forbidden(request, READ_ONLY_ROLE)
+                else:
+                    response = inner(request, *args, **kwargs)
                 # Templates render lazily: render inside the context and transaction.
                 if hasattr(response, "render") and not getattr(response, "is_rendered", True):
                     response.render()
@@ -68,3 +88,27 @@ def console_view(
         return wrapper
 
     return decorate(view) if view is not None else decorate
+
+
+T = TypeVar("T")
+
+
+def attempt(action: Callable[[], T]) -> tuple[T | None, MnemosError | None]:
+    """Run one service call in a savepoint: on a refusal nothing of it stays, and the error is shown in place."""
+    try:
+        with transaction.atomic():
+            return action(), None
+    except MnemosError as exc:
+        exc.record_after_rollback()
+        return None, exc
+
+
+def may_manage(request: HttpRequest) -> bool:
+    """Owners and admins change the enterprise's projects, teams, keys and jobs."""
+    return bool(request.member.is_admin)  # type: ignore[attr-defined]
+
+
+def sees_everything(request: HttpRequest) -> bool:
+    """Owners, admins and auditors see the whole enterprise (audit, guard, every key)."""
+    member = request.member  # type: ignore[attr-defined]
+    return bool(member.is_admin or member.org_role == OrgRole.AUDITOR)

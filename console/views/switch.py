@@ -1,8 +1,7 @@
-"""Console pages. Adapters only: they call services and selectors."""
+"""The click-to-switch page a switch_link opens, and the tool catalogue."""
 
 from __future__ import annotations
 
-from django.contrib.auth import views as auth_views
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
@@ -14,21 +13,6 @@ from accounts.services.targets import connection_retarget, member_main_set
 from accounts.switch_links import SwitchLinkExpired, SwitchLinkInvalid, switch_token_read
 from console.decorators import console_view, not_found
 from memory.registry import TOOLSETS, registry
-
-
-class SignInView(auth_views.LoginView):
-    template_name = "console/login.html"
-    redirect_authenticated_user = True
-
-
-class SignOutView(auth_views.LogoutView):
-    pass
-
-
-@console_view
-def home(request: HttpRequest) -> HttpResponse:
-    member = request.member  # type: ignore[attr-defined]
-    return render(request, "console/home.html", {"member": member})
 
 
 @console_view

@@ -1,0 +1,216 @@
+"""Reads the console's account pages need: enterprises to pick, projects and grants, keys, audit, usage."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet, Sum
+from django.utils import timezone
+
+from accounts.models import (
+    AccessKey,
+    AuditEvent,
+    Enterprise,
+    Member,
+    Project,
+    ProjectTeamPermission,
+    ProjectUserPermission,
+    PublicTarget,
+    Team,
+)
+from accounts.services.enterprises import PROJECT_PERMISSIONS
+from accounts.tenancy import identity_lookup
+
+_CODENAMES = {perm.split(".", 1)[1]: name for name, perm in PROJECT_PERMISSIONS.items()}
+
+
+def enterprise_choices(*, user_id: int) -> list[dict[str, Any]]:
+    """Every enterprise the user is an active member of, with its name (before one is chosen)."""
+    with identity_lookup(user_id=user_id):
+        rows = (
+            Member.objects.filter(user_id=user_id, is_active=True)
+            .select_related("enterprise")
+            .order_by("created_at")
+        )
+        return [
+            {
+                "enterprise_id": str(m.enterprise_id),
+                "slug": m.enterprise.slug,
+                "name": m.enterprise.name,
+                "org_role": m.org_role,
+                "role_label": m.get_org_role_display(),
+            }
+            for m in rows
+        ]
+
+
+@dataclass
+class ProjectRow:
+    project: Project
+    team_grants: dict[str, list[str]] = field(default_factory=dict)  # team name -> view/write/manage
+    member_grants: dict[str, list[str]] = field(default_factory=dict)  # username -> ...
+    public: bool = False
+    memories: int = 0
+
+
+def projects_overview(*, projects: QuerySet[Project]) -> list[ProjectRow]:
+    """The given projects with who holds which permission on each, and whether each is published."""
+    from memory.models import Memory
+
+    rows = {p.pk: ProjectRow(project=p) for p in projects.select_related("team").order_by("slug")}
+    ids = list(rows)
+    for grant in ProjectTeamPermission.objects.filter(content_object_id__in=ids).select_related(
+        "permission", "group__team"
+    ):
+        holder = getattr(grant.group, "team", None)
+        name = holder.name if holder else grant.group.name
+        rows[grant.content_object_id].team_grants.setdefault(name, []).append(
+            _CODENAMES.get(grant.permission.codename, grant.permission.codename)
+        )
+    for grant in ProjectUserPermission.objects.filter(content_object_id__in=ids).select_related(
+        "permission", "user"
+    ):
+        rows[grant.content_object_id].member_grants.setdefault(grant.user.username, []).append(
+            _CODENAMES.get(grant.permission.codename, grant.permission.codename)
+        )
+    for project_id in PublicTarget.objects.filter(project_id__in=ids).values_list("project_id", flat=True):
+        rows[project_id].public = True
+    counts = (
+        Memory.objects.filter(project_id__in=ids, forgotten_at__isnull=True)
+        .values("project_id")
+        .annotate(n=Count("id"))
+    )
+    for row in counts:
+        rows[row["project_id"]].memories = row["n"]
+    for row in rows.values():
+        for grants in (*row.team_grants.values(), *row.member_grants.values()):
+            grants.sort(key=list(PROJECT_PERMISSIONS).index)
+    return list(rows.values())
+
+
+def _uuid(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None
+
+
+def project_get(*, projects: QuerySet[Project], project_id: str) -> Project | None:
+    """One of the given projects; a malformed or foreign id is simply not there."""
+    pk = _uuid(project_id)
+    return None if pk is None else projects.select_related("team").filter(pk=pk).first()
+
+
+def teams_overview() -> list[Team]:
+    """Teams with their members (``team.members.all`` is prefetched)."""
+    return list(Team.objects.order_by("name").prefetch_related("members__user"))
+
+
+def teams_list() -> list[Team]:
+    return list(Team.objects.order_by("name"))
+
+
+def members_list() -> list[Member]:
+    return list(Member.objects.select_related("user").filter(is_active=True).order_by("user__username"))
+
+
+def public_targets_elsewhere(*, enterprise_id: Any) -> list[PublicTarget]:
+    """Projects other enterprises published (the shared demo): readable by every account."""
+    return list(PublicTarget.objects.exclude(enterprise_id=enterprise_id).order_by("slug"))
+
+
+def access_keys_list(*, member: Member, everyone: bool) -> QuerySet[AccessKey]:
+    """Connection keys (not a run's short-lived keys): the member's own, or everyone's."""
+    keys = AccessKey.objects.filter(task__isnull=True).select_related("member__user", "project", "workspace")
+    if not everyone:
+        keys = keys.filter(member=member)
+    return keys.order_by("revoked_at", "-created_at")
+
+
+def access_key_get(*, member: Member, key_id: str, everyone: bool) -> AccessKey | None:
+    pk = _uuid(key_id)
+    return None if pk is None else access_keys_list(member=member, everyone=everyone).filter(pk=pk).first()
+
+
+@dataclass(frozen=True)
+class AuditFilter:
+    action: str = ""
+    door: str = ""
+    actor: str = ""  # username
+    target: str = ""  # target id
+    since: datetime | None = None
+    until: datetime | None = None
+    reads: bool = False  # only tool calls that returned memories
+
+
+def audit_events_filtered(*, where: AuditFilter) -> QuerySet[AuditEvent]:
+    events = AuditEvent.objects.select_related("actor_member__user", "access_key").order_by(
+        "-created_at", "-id"
+    )
+    if where.action:
+        events = events.filter(action__startswith=where.action)
+    if where.door:
+        events = events.filter(door=where.door)
+    if where.actor:
+        events = events.filter(actor_member__user__username=where.actor)
+    if where.target:
+        events = events.filter(target_id=where.target)
+    if where.since:
+        events = events.filter(created_at__gte=where.since)
+    if where.until:
+        events = events.filter(created_at__lt=where.until)
+    if where.reads:
+        events = events.filter(details__has_key="read_ids")
+    return events
+
+
+def audit_actions() -> list[str]:
+    return list(AuditEvent.objects.order_by("action").values_list("action", flat=True).distinct())
+
+
+@dataclass
+class UsageRow:
+    project: Project
+    memories: int
+    calls_this_minute: int
+    calls_last_5_minutes: int
+
+
+def usage_overview(*, enterprise: Enterprise, projects: QuerySet[Project]) -> dict[str, Any]:
+    """Live memories per project against the plan's limits, tool calls per minute, the subscription."""
+    from memory.models import Memory, ToolCallWindow
+
+    now = timezone.now().replace(second=0, microsecond=0)
+    listed = list(projects.select_related("team").order_by("slug"))
+    ids = [p.pk for p in listed]
+    counts = dict(
+        Memory.objects.filter(project_id__in=ids, forgotten_at__isnull=True)
+        .values_list("project_id")
+        .annotate(n=Count("id"))
+        .values_list("project_id", "n")
+    )
+    calls = {
+        row["project_id"]: row
+        for row in ToolCallWindow.objects.filter(
+            project_id__in=ids, window_start__gte=now - timedelta(minutes=4)
+        )
+        .values("project_id")
+        .annotate(
+            total=Sum("calls"),
+            current=Sum("calls", filter=Q(window_start=now)),
+        )
+    }
+    rows = [
+        UsageRow(
+            project=p,
+            memories=counts.get(p.pk, 0),
+            calls_this_minute=(calls.get(p.pk) or {}).get("current") or 0,
+            calls_last_5_minutes=(calls.get(p.pk) or {}).get("total") or 0,
+        )
+        for p in listed
+    ]
+    total = Memory.objects.filter(forgotten_at__isnull=True).count()
+    return {"rows": rows, "total": total, "plan": enterprise.plan, "enterprise": enterprise}

@@ -1,0 +1,227 @@
+"""Console forms: they parse and check input; the services decide and write."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any, cast
+
+from django import forms
+from django.utils import timezone
+
+from accounts.models import ALL_SCOPES
+from accounts.services.enterprises import PROJECT_PERMISSIONS
+from accounts.services.keys import TOOLSETS
+from memory.models import Layer, Status
+
+PERMISSION_CHOICES = [(name, name) for name in PROJECT_PERMISSIONS]
+
+
+def _day_start(day: dt.date | None) -> dt.datetime | None:
+    return None if day is None else dt.datetime.combine(day, dt.time.min, tzinfo=dt.UTC)
+
+
+class ProjectCreateForm(forms.Form):
+    slug = forms.SlugField(
+        max_length=50, help_text="Short name used in links and by agents (letters, digits, -)."
+    )
+    name = forms.CharField(max_length=200)
+    team = forms.ChoiceField(required=False, help_text="The team that may view and write it.")
+
+    def __init__(self, *args: Any, teams: Sequence[Any] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["team"]).choices = [
+            ("", "— no team —"),
+            *[(str(t.pk), t.name) for t in teams],
+        ]
+
+
+class TeamCreateForm(forms.Form):
+    slug = forms.SlugField(max_length=50)
+    name = forms.CharField(max_length=200)
+
+
+class TeamMemberForm(forms.Form):
+    team = forms.ChoiceField()
+    member = forms.ChoiceField()
+
+    def __init__(
+        self, *args: Any, teams: Sequence[Any] = (), members: Sequence[Any] = (), **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["team"]).choices = [(str(t.pk), t.name) for t in teams]
+        cast(forms.ChoiceField, self.fields["member"]).choices = [
+            (str(m.pk), m.user.username) for m in members
+        ]
+
+
+class GrantForm(forms.Form):
+    holder = forms.ChoiceField(help_text="A team (all its members) or one member.")
+    permissions = forms.MultipleChoiceField(choices=PERMISSION_CHOICES, widget=forms.CheckboxSelectMultiple)
+    change = forms.ChoiceField(choices=[("grant", "Grant"), ("revoke", "Revoke")], initial="grant")
+
+    def __init__(
+        self, *args: Any, teams: Sequence[Any] = (), members: Sequence[Any] = (), **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["holder"]).choices = [
+            ("Teams", [(f"team:{t.pk}", t.name) for t in teams]),
+            ("Members", [(f"member:{m.pk}", m.user.username) for m in members]),
+        ]
+
+
+class KeyCreateForm(forms.Form):
+    label = forms.CharField(
+        max_length=200, required=False, help_text="Where this key lives (a laptop, a CI job)."
+    )
+    project = forms.ChoiceField()
+    workspace = forms.CharField(
+        max_length=200, required=False, help_text="Bind the key to one folder of the project (optional)."
+    )
+    scopes = forms.MultipleChoiceField(
+        choices=[(s, s) for s in ALL_SCOPES],
+        widget=forms.CheckboxSelectMultiple,
+        initial=["memory:read", "memory:write"],
+    )
+    toolsets = forms.MultipleChoiceField(
+        choices=[(t, t) for t in TOOLSETS],
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        help_text="None ticked: every toolset.",
+    )
+    expires = forms.DateField(
+        required=False, widget=forms.DateInput(attrs={"type": "date"}), help_text="Optional last day of use."
+    )
+
+    def __init__(self, *args: Any, projects: Sequence[Any] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["project"]).choices = [
+            (str(p.pk), f"{p.name} ({p.slug})") for p in projects
+        ]
+
+    def clean_expires(self) -> dt.date | None:
+        day: dt.date | None = self.cleaned_data.get("expires")
+        if day is not None and day < timezone.now().date():
+            raise forms.ValidationError("The expiry date is in the past.")
+        return day
+
+    def expires_at(self) -> dt.datetime | None:
+        day = self.cleaned_data.get("expires")
+        return None if day is None else _day_start(day + dt.timedelta(days=1))
+
+
+class MemorySearchForm(forms.Form):
+    q = forms.CharField(required=False, label="Search", max_length=500)
+    project = forms.ChoiceField(required=False)
+    workspace = forms.CharField(required=False, max_length=200)
+    layer = forms.ChoiceField(required=False, choices=[("", "any layer"), *Layer.choices])
+    scope = forms.CharField(required=False, max_length=200)
+    status = forms.ChoiceField(
+        required=False, choices=[("", "any status"), *[c for c in Status.choices if c[0] != Status.FORGOTTEN]]
+    )
+    tag = forms.CharField(required=False, max_length=300)
+    entity = forms.CharField(required=False, max_length=300)
+    since = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    until = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+
+    def __init__(self, *args: Any, projects: Sequence[Any] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["project"]).choices = [
+            ("", "any project"),
+            *[(str(p.pk), p.slug) for p in projects],
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("since") and data.get("until") and data["since"] > data["until"]:
+            raise forms.ValidationError("'since' is after 'until'.")
+        return data
+
+    def bounds(self) -> tuple[dt.datetime | None, dt.datetime | None]:
+        until = self.cleaned_data.get("until")
+        return _day_start(self.cleaned_data.get("since")), _day_start(
+            until + dt.timedelta(days=1) if until else None
+        )
+
+
+def _split(text: str) -> list[str]:
+    return [part.strip() for part in text.replace("\n", ",").split(",") if part.strip()]
+
+
+class CorrectionForm(forms.Form):
+    """What update_memory can correct, one comma-separated list per field."""
+
+    add_entities = forms.CharField(
+        required=False, help_text="name or name:type, comma-separated (type defaults to thing)."
+    )
+    remove_entities = forms.CharField(required=False, help_text="Entity names or ids.")
+    add_tags = forms.CharField(required=False)
+    remove_tags = forms.CharField(required=False)
+    add_prev_events = forms.CharField(required=False, help_text="Ids of memories that come before this one.")
+    add_entity_renames = forms.CharField(required=False, help_text="old>new pairs, comma-separated.")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not any(data.get(name) for name in self.fields):
+            raise forms.ValidationError("Nothing to correct: fill in at least one field.")
+        for pair in _split(data.get("add_entity_renames") or ""):
+            if ">" not in pair:
+                raise forms.ValidationError(f"A rename is written old>new; got {pair!r}.")
+        return data
+
+    def arguments(self, *, event_id: str) -> dict[str, Any]:
+        """The update_memory arguments, exactly as an agent would send them."""
+        data = self.cleaned_data
+        args: dict[str, Any] = {"event_id": event_id}
+        entities = []
+        for item in _split(data.get("add_entities") or ""):
+            name, _, type_ = item.partition(":")
+            entities.append({"name": name.strip(), "type": type_.strip() or "thing"})
+        if entities:
+            args["add_entities"] = entities
+        for name in ("remove_entities", "add_tags", "remove_tags", "add_prev_events"):
+            if values := _split(data.get(name) or ""):
+                args[name] = values
+        renames = [
+            {"old": old.strip(), "new": new.strip()}
+            for old, _, new in (p.partition(">") for p in _split(data.get("add_entity_renames") or ""))
+        ]
+        if renames:
+            args["add_entity_renames"] = renames
+        return args
+
+
+class ForgetForm(forms.Form):
+    reason = forms.CharField(required=False, max_length=500)
+
+
+class AuditFilterForm(forms.Form):
+    action = forms.CharField(
+        required=False, max_length=100, help_text="Starts with, e.g. access_key or tool."
+    )
+    door = forms.ChoiceField(
+        required=False,
+        choices=[
+            ("", "any door"),
+            *[(d, d) for d in ("console", "tools", "rest", "celery", "admin", "command")],
+        ],
+    )
+    actor = forms.CharField(required=False, max_length=150, label="Actor (username)")
+    target = forms.CharField(required=False, max_length=100, label="Target id")
+    since = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    until = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    reads = forms.BooleanField(required=False, label="Only reads (tool calls that returned memories)")
+
+    def bounds(self) -> tuple[dt.datetime | None, dt.datetime | None]:
+        until = self.cleaned_data.get("until")
+        return _day_start(self.cleaned_data.get("since")), _day_start(
+            until + dt.timedelta(days=1) if until else None
+        )
+
+
+class GuardFilterForm(forms.Form):
+    action = forms.ChoiceField(
+        required=False,
+        choices=[("", "any"), ("reject", "rejected writes"), ("redact", "redactions"), ("rescan", "re-scan")],
+    )
+    rule = forms.CharField(required=False, max_length=100)

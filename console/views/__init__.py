@@ -1,0 +1,1 @@
+"""Console pages, one module per page. Adapters only: they call services and selectors."""

@@ -1,0 +1,165 @@
+"""Guard (rejections, redactions, the re-scan job), audit (filterable, CSV) and usage."""
+
+from __future__ import annotations
+
+import csv
+import json
+from typing import Any
+
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.selectors.console import AuditFilter, audit_events_filtered, usage_overview
+from console.decorators import console_view, forbidden, may_manage, sees_everything
+from console.forms import AuditFilterForm, GuardFilterForm
+from memory.guard import RULES_VERSION
+from memory.selectors.browse import GuardFilter, guard_events_list, guard_pending_count, guard_rescan_job
+from memory.selectors.visibility import projects_readable
+from memory.services.console import guard_rescan_request
+
+OVERSIGHT_ONLY = "Only the enterprise's owners, admins and auditors see the {page}."
+AUDIT_PAGE = 50
+
+
+def _progress_context(*, requested: bool = False) -> dict[str, Any]:
+    job = guard_rescan_job()
+    total = (job.result.get("total") or 0) if job else 0
+    done = (job.result.get("done") or 0) if job else 0
+    return {
+        "job": job,
+        "requested": requested,
+        "percent": 100 if job and job.state == "done" else (int(100 * done / total) if total else 0),
+        "polling": (job is None and requested) or (job is not None and job.state != "done"),
+        "rules_version": RULES_VERSION,
+    }
+
+
+@require_GET
+@console_view
+def guard(request: HttpRequest) -> HttpResponse:
+    if not sees_everything(request):
+        return forbidden(request, OVERSIGHT_ONLY.format(page="guard's records"))
+    form = GuardFilterForm(request.GET or None)
+    where = GuardFilter(**form.cleaned_data) if form.is_valid() else GuardFilter()
+    context = {
+        "form": form,
+        "events": guard_events_list(where=where),
+        "pending": guard_pending_count(),
+        "may_manage": may_manage(request),
+        **_progress_context(requested=request.GET.get("requested") == "1"),
+    }
+    return render(request, "console/guard.html", context)
+
+
+@require_GET
+@console_view
+def guard_progress(request: HttpRequest) -> HttpResponse:
+    """The re-scan's progress, polled by htmx while the job runs (and reloaded by hand without it)."""
+    if not sees_everything(request):
+        return forbidden(request, OVERSIGHT_ONLY.format(page="guard's records"))
+    context = {
+        "may_manage": may_manage(request),
+        **_progress_context(requested=request.GET.get("requested") == "1"),
+    }
+    return render(request, "console/guard.html#progress", context)
+
+
+@require_POST
+@console_view
+def guard_rescan(request: HttpRequest) -> HttpResponse:
+    if not may_manage(request):
+        return forbidden(request, "Only the enterprise's owners and admins start a re-scan.")
+    guard_rescan_request()
+    if request.htmx:  # type: ignore[attr-defined]
+        context = {"may_manage": True, **_progress_context(requested=True)}
+        return render(request, "console/guard.html#progress", context)
+    return redirect("/console/guard/?requested=1")
+
+
+def _audit_filter(form: AuditFilterForm) -> AuditFilter:
+    if not form.is_valid():
+        return AuditFilter()
+    since, until = form.bounds()
+    data = form.cleaned_data
+    return AuditFilter(
+        action=data["action"],
+        door=data["door"],
+        actor=data["actor"],
+        target=data["target"],
+        since=since,
+        until=until,
+        reads=data["reads"],
+    )
+
+
+@require_GET
+@console_view
+def audit(request: HttpRequest) -> HttpResponse:
+    if not sees_everything(request):
+        return forbidden(request, OVERSIGHT_ONLY.format(page="audit trail"))
+    form = AuditFilterForm(request.GET or None)
+    events = audit_events_filtered(where=_audit_filter(form))
+    page = Paginator(events, AUDIT_PAGE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {"form": form, "page": page, "query": query.urlencode()}
+    template = "console/audit.html#events" if request.htmx else "console/audit.html"  # type: ignore[attr-defined]
+    return render(request, template, context)
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+@require_GET
+@console_view
+def audit_csv(request: HttpRequest) -> HttpResponse:
+    """The filtered audit trail as CSV (the same filters as the page; every matching event)."""
+    if not sees_everything(request):
+        return forbidden(request, OVERSIGHT_ONLY.format(page="audit trail"))
+    events = audit_events_filtered(where=_audit_filter(AuditFilterForm(request.GET or None)))
+    writer = csv.writer(_Echo())
+    header = [
+        "id",
+        "created_at",
+        "action",
+        "actor",
+        "door",
+        "access_key",
+        "target_type",
+        "target_id",
+        "request_id",
+        "details",
+    ]
+    # Written out inside the tenant transaction, before the response leaves the door.
+    rows = [writer.writerow(header)] + [
+        writer.writerow(
+            [
+                e.id,
+                e.created_at.isoformat(),
+                e.action,
+                e.actor_member.user.username if e.actor_member else "",
+                e.door,
+                e.access_key.prefix if e.access_key else "",
+                e.target_type,
+                e.target_id,
+                e.request_id,
+                json.dumps(e.details, sort_keys=True),
+            ]
+        )
+        for e in events.iterator(chunk_size=500)
+    ]
+    response = HttpResponse("".join(rows), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="mnemos-audit.csv"'
+    return response
+
+
+@require_GET
+@console_view
+def usage(request: HttpRequest) -> HttpResponse:
+    member = request.member  # type: ignore[attr-defined]
+    context = usage_overview(enterprise=member.enterprise, projects=projects_readable(member=member))
+    return render(request, "console/usage.html", context)
