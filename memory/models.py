@@ -153,6 +153,9 @@ class Memory(TenantModel):
         indexes = [
             GinIndex(fields=["search_vector"], name="memory_search_vector"),
             models.Index(fields=["enterprise", "project", "-created_at"], name="memory_project_recent"),
+            # The timeline walks the tenant's memories newest first and stops at the page, instead of
+            # sorting every visible memory (the read scope ORs the project with enterprise-wide ones).
+            models.Index(fields=["enterprise", "-timestamp", "-created_at"], name="memory_timeline"),
             models.Index(fields=["enterprise", "fact_key"], name="memory_fact_key"),
             models.Index(fields=["enterprise", "source_id"], name="memory_source_id"),
         ]
@@ -163,6 +166,27 @@ class Memory(TenantModel):
     @property
     def is_forgotten(self) -> bool:
         return self.forgotten_at is not None
+
+
+class TermStat(TenantModel):
+    """Per project, how many memories hold each search lexeme: the document frequencies of BM25.
+
+    Kept by statement-level triggers on memory_memory (migration 0006), so every write path and bulk
+    load counts the same way. The row with ``lexeme = ''`` holds the project's memory count in
+    ``docs`` and the sum of their distinct-lexeme counts in ``length`` (for the average length).
+    Forgotten memories stay counted until deleted: statistics, not visibility.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    # No foreign key: a project's rows may be decremented while the project itself is being deleted.
+    project_id = models.UUIDField()
+    lexeme = models.TextField()
+    docs = models.BigIntegerField(default=0)
+    length = models.BigIntegerField(default=0)
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["project_id", "lexeme"], name="termstat_unique")]
+        indexes = [models.Index(fields=["enterprise", "lexeme"], name="termstat_enterprise_lexeme")]
 
 
 class Entity(TenantModel):

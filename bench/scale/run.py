@@ -446,6 +446,7 @@ def in_process_measures(
     embedder = get_embedder()
     timings: dict[str, list[float]] = {k: [] for k in ("embed_query", "text_sql", "vector_sql", "entity")}
     text_rows: list[int] = []
+    candidate_rows: list[int] = []
     recall: list[float] = []
     turn_recall: list[float] = []
     out: dict[str, Any] = {}
@@ -458,7 +459,7 @@ def in_process_measures(
         vectors = [embedder.embed_query(q) for q in queries[:5]]  # warm
         for i, q in enumerate(queries[:n]):
             t0 = time.perf_counter()
-            product._text_channel(memories, q, product.CHANNEL_DEPTH)
+            product._text_channel(memories, q, product.CHANNEL_DEPTH, project_ids=(place.project_id,))
             t1 = time.perf_counter()
             vector = embedder.embed_query(q)
             t2 = time.perf_counter()
@@ -469,14 +470,11 @@ def in_process_measures(
             for name, ms in zip(timings, (t2 - t1, t1 - t0, t3 - t2, t4 - t3), strict=True):
                 timings[name].append(ms * 1000)
             if i < 20:
-                words = " | ".join(dict.fromkeys(product.query_words(q)[:40]))
-                with connection.cursor() as cursor:
-                    cursor.execute(
-                        "SELECT count(*) FROM memory_memory WHERE project_id = %s "
-                        "AND search_vector @@ to_tsquery('english', %s)",
-                        [place.project_id, words],
-                    )
-                    text_rows.append(int(cursor.fetchone()[0]))
+                # How many memories hold any of the query's lexemes, and how many the BM25 channel scores.
+                weights = product.term_weights(q, project_ids=(place.project_id,))
+                text_rows.append(sum(weights.docs.values()))
+                chosen = weights.candidate_lexemes()
+                candidate_rows.append(sum(weights.docs[x] for x in chosen))
             if i < n_recall:
                 approx = [pk for pk, _ in nearest[:10]]
                 with connection.cursor() as cursor:
@@ -495,6 +493,7 @@ def in_process_measures(
                 )
         out["channels_ms"] = {k: latency_summary(v) for k, v in timings.items()}
         out["text_rows_matching_any_word"] = latency_summary([float(x) for x in text_rows])
+        out["text_rows_scored_by_bm25"] = latency_summary([float(x) for x in candidate_rows])
         out["hnsw_recall_at_10_vs_exact"] = sum(recall) / len(recall) if recall else None
         out["hnsw_turn_recall_at_10_vs_exact"] = sum(turn_recall) / len(turn_recall) if turn_recall else None
         # Does the vector channel's SQL use the HNSW index?

@@ -212,7 +212,12 @@ def memory_ask(*, scope: ReadScope, purpose: str, limit: int | None, budget: int
     """Ask; ``budget`` (characters of evidence) applies in a run, None over HTTP (nothing left out)."""
     limit = max(1, min(MAX_LIMIT, limit or DEFAULT_LIMIT))
     try:
-        ranked = hybrid_rank(memories=scoped_memories(scope), query=purpose, depth=max(50, limit * 4))
+        ranked = hybrid_rank(
+            memories=scoped_memories(scope),
+            query=purpose,
+            depth=max(50, limit * 4),
+            project_ids=scope.project_ids,
+        )
         if ranked.vector_error is not None:
             return AskResult(status="unavailable", answer="")
         relevant = [pk for pk in ranked.ids if _relevant(ranked, pk)][:limit]

@@ -8,15 +8,16 @@ the index scans; pgvector 0.8's iterative scan keeps ``top_k`` filled).
 from __future__ import annotations
 
 import logging
+import math
 import re
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import BooleanField, Count, Q, QuerySet
+from django.db.models import BooleanField, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from accounts.models import AccessKey, Member
@@ -98,26 +99,121 @@ def query_words(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.casefold()) if len(w) > 1 or not w.isascii()]
 
 
-def _text_channel(memories: QuerySet[Memory], query: str, depth: int) -> list[uuid.UUID]:
-    words = query_words(query)[:40]
-    if not words:
-        return []
-    tsquery = " | ".join(dict.fromkeys(words))
-    ranked = (
-        memories.annotate(
-            text_rank=RawSQL("ts_rank(memory_memory.search_vector, to_tsquery('english', %s), 1)", [tsquery])
-        )
-        .filter(
-            RawSQL(
-                "memory_memory.search_vector @@ to_tsquery('english', %s)",
-                [tsquery],
-                output_field=BooleanField(),
+# BM25 (Robertson/Sparck Jones idf as in Lucene; k1 and b at their textbook values, not tuned).
+BM25_K1 = 1.2
+BM25_B = 0.75
+# The text channel scores at most this many candidates. They come from the GIN index through the query's
+# rarest lexemes first: a lexeme is added to the candidate query only while the documents holding the
+# chosen ones stay under the cap, so a common word ("said", a speaker's name) is scored on the candidates
+# but never makes the channel read a large part of the project.
+TEXT_CANDIDATES = 2000
+MAX_QUERY_LEXEMES = 40
+
+
+@dataclass(frozen=True)
+class TermWeights:
+    """The query's lexemes (Postgres 'english': stemmed, stop words dropped) and their BM25 weights."""
+
+    idf: dict[str, float]
+    docs: dict[str, int]
+    average_length: float
+
+    def candidate_lexemes(self, cap: int | None = None) -> list[str]:
+        cap = TEXT_CANDIDATES if cap is None else cap
+        chosen: list[str] = []
+        covered = 0
+        for lexeme in sorted(self.docs, key=lambda x: (self.docs[x], x)):
+            if chosen and covered + self.docs[lexeme] > cap:
+                break
+            chosen.append(lexeme)
+            covered += self.docs[lexeme]
+        return chosen
+
+
+def term_weights(query: str, *, project_ids: Sequence[uuid.UUID] | None) -> TermWeights:
+    """BM25 statistics for the query from the per-project counts (memory.TermStat, kept by triggers).
+
+    ``project_ids`` None reads the whole enterprise (the tenant's RLS limits it).
+    """
+    where = "s.project_id = ANY(%s::uuid[])" if project_ids is not None else "TRUE"
+    params: list[Any] = [query, MAX_QUERY_LEXEMES]
+    if project_ids is not None:
+        params.append([str(p) for p in project_ids])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            WITH q AS (
+                SELECT l AS lexeme FROM unnest(tsvector_to_array(to_tsvector('english', %s))) AS l LIMIT %s
             )
+            SELECT q.lexeme, coalesce(sum(s.docs), 0), coalesce(sum(s.length), 0)
+            FROM (SELECT lexeme FROM q UNION SELECT '') q
+            LEFT JOIN memory_termstat s ON s.lexeme = q.lexeme AND {where}
+            GROUP BY q.lexeme
+            """,
+            params,
         )
-        .order_by("-text_rank", "-created_at")
-        .values_list("pk", flat=True)[:depth]
+        rows = {lexeme: (int(docs), int(length)) for lexeme, docs, length in cursor.fetchall()}
+    total, total_length = rows.pop("", (0, 0))
+    total = max(total, 1)
+    idf = {
+        lexeme: math.log(1.0 + (total - min(docs, total) + 0.5) / (min(docs, total) + 0.5))
+        for lexeme, (docs, _) in rows.items()
+    }
+    return TermWeights(
+        idf=idf,
+        docs={lexeme: docs for lexeme, (docs, _) in rows.items()},
+        average_length=max(1.0, total_length / total),
     )
-    return list(ranked)
+
+
+def _text_channel(
+    memories: QuerySet[Memory],
+    query: str,
+    depth: int,
+    *,
+    project_ids: Sequence[uuid.UUID] | None = None,
+    weights: TermWeights | None = None,
+) -> list[tuple[uuid.UUID, float]]:
+    """BM25 over the caller's visible memories: candidates from the GIN index, scored in SQL."""
+    weights = weights or term_weights(query, project_ids=project_ids)
+    chosen = weights.candidate_lexemes()
+    if not chosen:
+        return []
+    # Lexemes are quoted as tsquery operands, so the query's own punctuation cannot make an operator.
+    tsquery = " | ".join("'" + lexeme.replace("'", "''").replace("\\", "\\\\") + "'" for lexeme in chosen)
+    candidates = memories.filter(
+        RawSQL("memory_memory.search_vector @@ %s::tsquery", [tsquery], output_field=BooleanField())
+    ).values_list("pk", "search_vector")[:TEXT_CANDIDATES]
+    inner, inner_params = candidates.query.sql_with_params()
+    lexemes = list(weights.idf)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT c.id, sum(
+                q.idf * t.tf * %s / (t.tf + %s * (1 - %s + %s * length(c.vector) / %s))
+            ) AS score
+            FROM ({inner}) AS c(id, vector)
+            CROSS JOIN LATERAL (
+                SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf FROM unnest(c.vector) AS u
+            ) AS t
+            JOIN unnest(%s::text[], %s::float8[]) AS q(lexeme, idf) ON q.lexeme = t.lexeme
+            GROUP BY c.id
+            ORDER BY score DESC, c.id
+            LIMIT %s
+            """,
+            [
+                BM25_K1 + 1,
+                BM25_K1,
+                BM25_B,
+                BM25_B,
+                weights.average_length,
+                *inner_params,
+                lexemes,
+                [weights.idf[lexeme] for lexeme in lexemes],
+                depth,
+            ],
+        )
+        return [(pk, float(score)) for pk, score in cursor.fetchall()]
 
 
 def _vector_channel(
@@ -165,14 +261,13 @@ ENTITY_CHANNEL_MAX_LINKS = 50
 def _entity_channel(memories: QuerySet[Memory], entities: list[Entity], depth: int) -> list[uuid.UUID]:
     if not entities:
         return []
-    frequent = set(
-        MemoryEntity.objects.filter(entity__in=entities)
-        .values("entity_id")
-        .annotate(n=Count("id"))
-        .filter(n__gt=ENTITY_CHANNEL_MAX_LINKS)
-        .values_list("entity_id", flat=True)
-    )
-    entities = [e for e in entities if e.pk not in frequent]
+    # Whether an entity is too frequent reads at most MAX + 1 of its links (never counts them all).
+    entities = [
+        e
+        for e in entities
+        if MemoryEntity.objects.filter(entity=e).values("pk")[: ENTITY_CHANNEL_MAX_LINKS + 1].count()
+        <= ENTITY_CHANNEL_MAX_LINKS
+    ]
     if not entities:
         return []
     linked = MemoryEntity.objects.filter(entity__in=entities).values("memory_id")
@@ -191,8 +286,29 @@ class Ranked:
     embedder_name: str | None = None
 
 
-def hybrid_rank(*, memories: QuerySet[Memory], query: str, depth: int = CHANNEL_DEPTH) -> Ranked:
-    lists: dict[str, list[uuid.UUID]] = {"text": _text_channel(memories, query, depth)}
+def fuse(
+    lists: dict[str, list[uuid.UUID]], weights: dict[str, float] | None = None
+) -> dict[uuid.UUID, float]:
+    """Weighted reciprocal rank fusion: each channel adds weight / (RRF_K + rank)."""
+    weights = weights or WEIGHTS
+    scores: dict[uuid.UUID, float] = {}
+    for name, ranked in lists.items():
+        for rank, pk in enumerate(ranked):
+            scores[pk] = scores.get(pk, 0.0) + weights[name] / (RRF_K + rank + 1)
+    return scores
+
+
+def hybrid_rank(
+    *,
+    memories: QuerySet[Memory],
+    query: str,
+    depth: int = CHANNEL_DEPTH,
+    project_ids: Sequence[uuid.UUID] | None = None,
+) -> Ranked:
+    """``project_ids``: where the text channel's statistics come from (None: the whole enterprise)."""
+    lists: dict[str, list[uuid.UUID]] = {
+        "text": [pk for pk, _ in _text_channel(memories, query, depth, project_ids=project_ids)]
+    }
     available = ["text"]
     vector_error = None
     cosines: dict[uuid.UUID, float] = {}
@@ -212,11 +328,10 @@ def hybrid_rank(*, memories: QuerySet[Memory], query: str, depth: int = CHANNEL_
     entities = entities_in(query)
     lists["entity"] = _entity_channel(memories, entities, depth)
     available.append("entity")
-    scores: dict[uuid.UUID, float] = {}
+    scores = fuse(lists)
     channels: dict[uuid.UUID, list[str]] = {}
     for name, ranked in lists.items():
-        for rank, pk in enumerate(ranked):
-            scores[pk] = scores.get(pk, 0.0) + WEIGHTS[name] / (RRF_K + rank + 1)
+        for pk in ranked:
             channels.setdefault(pk, []).append(name)
     ordered = sorted(scores, key=lambda pk: (-scores[pk], str(pk)))
     return Ranked(ordered, scores, channels, available, vector_error, entities, cosines, embedder_name)

@@ -26,6 +26,7 @@ from memory.services.memories import fold
 from memory.tools.common import Closed, SearchedScope
 
 MAX_OFFSET = 200
+TIMELINE_COUNT_CAP = 10_000
 ENTITIES_MODE = (
     "mode 'entities' is no longer supported: to look an entity up by name call find_memories_by_entity"
 )
@@ -278,7 +279,12 @@ def search_memory(call: ToolCall, args: SearchMemoryIn) -> SearchMemoryOut:
                 code="principal_unknown",
             )
         scope = ReadScope(**{**scope.__dict__, "author_ids": tuple(authors)})
-    ranked = hybrid_rank(memories=scoped_memories(scope), query=args.query, depth=max(100, offset + top_k))
+    ranked = hybrid_rank(
+        memories=scoped_memories(scope),
+        query=args.query,
+        depth=max(100, offset + top_k),
+        project_ids=scope.project_ids,
+    )
     page = ranked.ids[offset : offset + top_k]
     hits, around = _hits(page, ranked.scores, ranked.channels)
     call.read_ids = [h.event_id for h in hits]
@@ -350,7 +356,9 @@ def search(call: ToolCall, args: SearchIn) -> SearchOut:
     if args.scope is not None:
         memories = memories.filter(scope=args.scope)
     limit = clamp(args.limit, 1, 50)
-    ranked = hybrid_rank(memories=memories, query=args.query, depth=max(50, limit))
+    ranked = hybrid_rank(
+        memories=memories, query=args.query, depth=max(50, limit), project_ids=scope.project_ids
+    )
     page = ranked.ids[:limit]
     found = memories_by_ids(page)
     visible = set(
@@ -427,7 +435,9 @@ class TimelineOut(Closed):
         description="The entity or tag group the flow follows; null for the domain."
     )
     events: list[TimelineEvent] = Field(description="Oldest first.")
-    total: int = Field(description="How many events the flow holds in the period.")
+    total: int = Field(
+        description="How many events the flow holds in the period, counted up to 10,000 (10,000 means at least that many)."
+    )
     truncated: bool = Field(description="True when only the latest `limit` of them are returned.")
     searched_scope: SearchedScope = Field(description="The scope the server searched.")
 
@@ -477,7 +487,8 @@ def list_memory_timeline(call: ToolCall, args: TimelineIn) -> TimelineOut:
         mode = "tag_group" if mode == "domain" else "entity_and_tag_group"
     if args.days is not None:
         memories = memories.filter(timestamp__gte=timezone.now() - timedelta(days=args.days))
-    total = memories.count()
+    # Counting stops at the cap: an exact count of a large domain reads every visible memory.
+    total = memories.values("pk")[:TIMELINE_COUNT_CAP].count()
     latest = list(memories.select_related("project").order_by("-timestamp", "-created_at")[:limit])
     latest.reverse()
     call.read_ids = [str(m.pk) for m in latest]
@@ -609,8 +620,9 @@ class ConnectionsOut(Closed):
 def find_memory_connections(call: ToolCall, args: ConnectionsIn) -> ConnectionsOut:
     if not args.sentence.strip():
         raise Unprocessable("sentence must not be empty", code="query_empty")
-    memories = scoped_memories(_read_scope(call))
-    ranked = hybrid_rank(memories=memories, query=args.sentence, depth=50)
+    scope = _read_scope(call)
+    memories = scoped_memories(scope)
+    ranked = hybrid_rank(memories=memories, query=args.sentence, depth=50, project_ids=scope.project_ids)
     starts = ranked.ids[:5]
     visible = memories
     weights = {start: 1.0 / (i + 1) for i, start in enumerate(starts)}

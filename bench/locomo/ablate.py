@@ -1,0 +1,262 @@
+"""LoCoMo ranking ablations in process: the product's channels on the loaded data, fused many ways.
+
+    .venv/bin/python -m bench.locomo.ablate [--limit N] [--no-chain]
+
+Faster than bench.locomo.run (no HTTP): the turns are bulk-inserted with the ORM as the app role
+(the term-statistics triggers fire as on any insert), one project per conversation, the speaker as
+an entity, and, unless ``--no-chain``, a ``next`` link between consecutive turns of a session (what
+``save_memory``'s ``prev_event_id`` records). Vectors come from the default embedder over the text
+the archivist embeds, cached in bench/out/locomo/. Then every question runs through the product's
+channels (``memory.selectors.search``: BM25 text, vector, entity) and through ``hybrid_rank`` itself,
+and the variants below are scored on the tuning split (conv-26 … conv-43, the protocol's tuning
+conversations), the held-out split (the other five) and all ten. Choose on "tune", confirm on "held out".
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import sys
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from bench.embeddings.run import question_metrics, summarise
+from bench.locomo.data import DEFAULT_DATA, HEADLINE, Conversation, load
+from bench.locomo.harness import ROOT, BenchTenant, build_tenant, pct, prepare_database, setup_django
+
+OUT = ROOT / "bench" / "out" / "locomo"
+DEPTH = 100
+TUNE = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")
+
+
+def vectors_for(texts: Sequence[str]) -> tuple[np.ndarray, str]:
+    from memory.embedding import get_embedder
+
+    embedder = get_embedder()
+    digest = hashlib.sha256(("\x00".join(texts) + embedder.name).encode()).hexdigest()[:16]
+    path = OUT / f"vectors-{digest}.npy"
+    if path.exists():
+        return np.load(path), embedder.name
+    start = time.perf_counter()
+    rows: list[list[float]] = []
+    for i in range(0, len(texts), 64):
+        rows.extend(embedder.embed_passages(list(texts[i : i + 64])))
+    matrix = np.asarray(rows, dtype=np.float32)
+    OUT.mkdir(parents=True, exist_ok=True)
+    np.save(path, matrix)
+    print(f"embedded {len(texts)} passages in {time.perf_counter() - start:.0f} s", flush=True)
+    return matrix, embedder.name
+
+
+def bulk_load(tenant: BenchTenant, convs: Sequence[Conversation], *, chain: bool) -> dict[str, str]:
+    """Every turn as a memory (summary = the text cut to 500, content = the text); memory id -> ref."""
+    from accounts.models import Member, Project, Workspace
+    from accounts.tenancy import tenant_context
+    from memory.models import LinkKind, Memory, MemoryEntity, MemoryLink
+    from memory.services.memories import entity_get_or_create
+    from memory.tasks import embedding_text
+
+    turn_of: dict[str, str] = {}
+    with tenant_context(enterprise_id=tenant.enterprise_id, door="bench"):
+        member = Member.objects.get(pk=tenant.member_id)
+        drafts: list[tuple[Memory, str, str, int]] = []
+        for conv in convs:
+            project = Project.objects.get(pk=tenant.projects[conv.sample_id].project_id)
+            workspace, _ = Workspace.objects.get_or_create(
+                project=project, name="default", defaults={"enterprise_id": tenant.enterprise_id}
+            )
+            for turn in conv.turns:
+                memory = Memory(
+                    enterprise_id=tenant.enterprise_id,
+                    project=project,
+                    workspace=workspace,
+                    team_id=project.team_id,
+                    author=member,
+                    timestamp=turn.timestamp,
+                    summary=turn.text[:500],
+                    content=turn.text,
+                )
+                drafts.append((memory, f"{conv.sample_id}/{turn.id}", turn.speaker, turn.session))
+        matrix, model = vectors_for([embedding_text(m) for m, _, _, _ in drafts])
+        for (memory, _, _, _), vector in zip(drafts, matrix, strict=True):
+            memory.embedding = vector.tolist()
+            memory.embedding_model = model
+            memory.embedding_dim = len(vector)
+        Memory.objects.bulk_create([m for m, _, _, _ in drafts], batch_size=1000)
+        speakers = {name: entity_get_or_create(name=name, type="person")[0] for _, _, name, _ in drafts}
+        MemoryEntity.objects.bulk_create(
+            [
+                MemoryEntity(enterprise_id=tenant.enterprise_id, memory=m, entity=speakers[name])
+                for m, _, name, _ in drafts
+            ],
+            batch_size=2000,
+        )
+        links = []
+        for (a, ref_a, _, session_a), (b, ref_b, _, session_b) in itertools.pairwise(drafts):
+            same_session = ref_a.split("/")[0] == ref_b.split("/")[0] and session_a == session_b
+            if chain and same_session:
+                links.append(MemoryLink(enterprise_id=tenant.enterprise_id, kind=LinkKind.NEXT, src=a, dst=b))
+        MemoryLink.objects.bulk_create(links, batch_size=2000)
+        for memory, ref, _, _ in drafts:
+            turn_of[str(memory.pk)] = ref
+    return turn_of
+
+
+def rrf(rankings: Sequence[tuple[Sequence[str], float]], k: int = 60) -> dict[str, float]:
+    scores: dict[str, float] = defaultdict(float)
+    for ranking, weight in rankings:
+        for rank, doc in enumerate(ranking):
+            scores[doc] += weight / (k + rank + 1)
+    return scores
+
+
+def order(scores: dict[str, float]) -> list[str]:
+    return sorted(scores, key=lambda d: (-scores[d], d))
+
+
+def with_neighbours(scores: dict[str, float], prev: dict[str, str], alpha: float) -> dict[str, float]:
+    """Each memory gains alpha x its best sequence neighbour's score."""
+    nxt = {v: k for k, v in prev.items()}
+    out = dict(scores)
+    for doc in list(scores) + [n for d in scores for n in (prev.get(d), nxt.get(d)) if n]:
+        near = max(scores.get(prev.get(doc, ""), 0.0), scores.get(nxt.get(doc, ""), 0.0))
+        if near:
+            out[doc] = out.get(doc, 0.0) + alpha * near
+    return out
+
+
+def variants(ch: dict[str, Any], prev: dict[str, str]) -> dict[str, list[str]]:
+    bm25, vec, ent = ch["text"], ch["vector"], ch["entity"]
+    out: dict[str, list[str]] = {
+        "product hybrid_rank": ch["product"],
+        "BM25 alone": bm25,
+        "vector alone": vec,
+    }
+    for wt, wv in ((1.0, 1.0), (1.0, 0.75), (1.0, 0.5), (1.0, 0.33)):
+        out[f"BM25 {wt:g} + vector {wv:g}"] = order(rrf([(bm25, wt), (vec, wv)]))
+        out[f"BM25 {wt:g} + vector {wv:g} + entity 0.5"] = order(rrf([(bm25, wt), (vec, wv), (ent, 0.5)]))
+    for k in (10, 30):
+        out[f"BM25 1 + vector 0.75, k={k}"] = order(rrf([(bm25, 1.0), (vec, 0.75)], k=k))
+    for alpha in (0.1, 0.2, 0.3, 0.5):
+        base = rrf([(bm25, 1.0), (vec, 0.75)])
+        out[f"BM25 1 + vector 0.75, neighbours {alpha:g}"] = order(with_neighbours(base, prev, alpha))
+    # Score fusion: each channel's scores divided by its best, then weighted.
+    s_bm, s_vec = ch["text_scores"], ch["vector_scores"]
+    for wv in (0.5, 1.0, 2.0):
+        fused: dict[str, float] = defaultdict(float)
+        if s_bm:
+            top = max(s_bm.values())
+            for d, v in s_bm.items():
+                fused[d] += v / top
+        if s_vec:
+            lo = min(s_vec.values())
+            hi = max(s_vec.values())
+            for d, v in s_vec.items():
+                fused[d] += wv * (v - lo) / ((hi - lo) or 1.0)
+        out[f"min-max score fusion, vector {wv:g}"] = order(fused)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--no-chain", action="store_true")
+    args = parser.parse_args(argv)
+    convs, _ = load(DEFAULT_DATA, args.limit)
+    setup_django()
+    prepare_database()
+    tenant = build_tenant(slug=f"ablate-{uuid.uuid4().hex[:6]}", project_slugs=[c.sample_id for c in convs])
+    start = time.perf_counter()
+    turn_of = bulk_load(tenant, convs, chain=not args.no_chain)
+    print(f"loaded {len(turn_of)} memories in {time.perf_counter() - start:.0f} s", flush=True)
+
+    from accounts.models import AccessKey, Member
+    from accounts.tenancy import tenant_context
+    from memory.embedding import get_embedder
+    from memory.selectors import search as product
+
+    embedder = get_embedder()
+    prev: dict[str, str] = {}
+    for conv in convs:
+        for a, b in itertools.pairwise(conv.turns):
+            if a.session == b.session and not args.no_chain:
+                prev[f"{conv.sample_id}/{b.id}"] = f"{conv.sample_id}/{a.id}"
+    rows: dict[str, list[tuple[str, int, list[str], list[str]]]] = defaultdict(list)
+    timings: dict[str, list[float]] = defaultdict(list)
+    for conv in convs:
+        bench_project = tenant.projects[conv.sample_id]
+        for q in conv.questions:
+            with tenant_context(enterprise_id=tenant.enterprise_id, door="bench"):
+                member = Member.objects.get(pk=tenant.member_id)
+                key = AccessKey.objects.get(pk=bench_project.key_id)
+                scope = product.scope_for_key(member=member, key=key)
+                memories = product.scoped_memories(scope)
+
+                def refs(pks: Sequence[Any]) -> list[str]:
+                    return [turn_of.get(str(pk), "?/?") for pk in pks]
+
+                t0 = time.perf_counter()
+                text = product._text_channel(memories, q.text, DEPTH, project_ids=scope.project_ids)
+                t1 = time.perf_counter()
+                vector = embedder.embed_query(q.text)
+                nearest = product._vector_channel(memories, vector, DEPTH)
+                t2 = time.perf_counter()
+                entity = product._entity_channel(memories, product.entities_in(q.text), DEPTH)
+                t3 = time.perf_counter()
+                ranked = product.hybrid_rank(
+                    memories=memories, query=q.text, depth=DEPTH, project_ids=scope.project_ids
+                )
+                t4 = time.perf_counter()
+            timings["text"].append((t1 - t0) * 1000)
+            timings["vector (with embedding)"].append((t2 - t1) * 1000)
+            timings["entity"].append((t3 - t2) * 1000)
+            timings["hybrid_rank"].append((t4 - t3) * 1000)
+            ch = {
+                "text": refs([pk for pk, _ in text]),
+                "text_scores": {turn_of[str(pk)]: s for pk, s in text},
+                "vector": refs([pk for pk, _ in nearest]),
+                "vector_scores": {turn_of[str(pk)]: s for pk, s in nearest},
+                "entity": refs(entity),
+                "product": refs(ranked.ids),
+            }
+            gold = [f"{conv.sample_id}/{g}" for g in q.gold]
+            for name, top in variants(ch, prev).items():
+                rows[name].append((conv.sample_id, q.category, top[:10], gold))
+    print(
+        "timings (ms, p50/p95): "
+        + "; ".join(f"{k} {pct(v, 50):.1f}/{pct(v, 95):.1f}" for k, v in timings.items()),
+        flush=True,
+    )
+    splits = {
+        "tune": lambda c: c in TUNE,
+        "held out": lambda c: c not in TUNE,
+        "all": lambda c: True,
+    }
+    print("\n| variant | " + " | ".join(f"{s} hit@10 1-4 | {s} recall@10 1-5" for s in splits) + " |")
+    print("|---|" + "---|---|" * len(splits))
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    for name, scored in rows.items():
+        cells = []
+        results[name] = {}
+        for split, keep in splits.items():
+            metrics = [(cat, question_metrics(top, gold)) for c, cat, top, gold in scored if keep(c)]
+            head = summarise(metrics, HEADLINE)
+            all5 = summarise(metrics, (1, 2, 3, 4, 5))
+            results[name][split] = {"hit@10": head["hit@10"], "recall@10_1-5": all5["recall@10"]}
+            cells.append(f"{head['hit@10']:.3f} | {all5['recall@10']:.3f}")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "ablate.json").write_text(json.dumps({"chain": not args.no_chain, "results": results}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    raise SystemExit(main())

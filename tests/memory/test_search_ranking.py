@@ -1,0 +1,105 @@
+"""The BM25 text channel and its statistics (memory.TermStat, kept by triggers), the fusion, the capped timeline."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.models import Memory, TermStat
+from memory.selectors import search as search_selectors
+from tests.memory.helpers import archive, ctx, save_event, tool
+
+
+def _stats(world) -> dict[str, tuple[int, int]]:
+    with ctx(world):
+        return {s.lexeme: (s.docs, s.length) for s in TermStat.objects.filter(project_id=world.a.project.pk)}
+
+
+def test_term_statistics_follow_every_write(client, world, alice):
+    first = save_event(client, alice, "Quokka sighting", "A quokka visited the staging server room.")
+    save_event(client, alice, "Deploy", "The staging deploy finished.")
+    stats = _stats(world)
+    # 'english' stems and drops stop words: "the" is not counted, "staging" is "stage".
+    assert stats["quokka"][0] == 1 and stats["stage"][0] == 2 and "the" not in stats
+    assert stats[""][0] == 2
+    with ctx(world):
+        lengths = [len(m.search_vector.split()) for m in Memory.objects.filter(project=world.a.project)]
+    assert stats[""][1] == sum(lengths)
+
+    # The archivist only writes the vector: the counts stay as they are.
+    archive(world, first)
+    assert _stats(world) == stats
+
+    with ctx(world):
+        Memory.objects.filter(pk=first).update(summary="", content="A wombat visited.")
+    stats = _stats(world)
+    assert "quokka" not in stats and stats["wombat"][0] == 1 and stats["stage"][0] == 1 and stats[""][0] == 2
+
+    # Forgetting hides a memory from reads; the statistics still count it until it is deleted.
+    assert tool(client, alice, "forget", {"id": first}).status_code == 200
+    assert _stats(world)["wombat"][0] == 1
+    with ctx(world):
+        Memory.objects.filter(pk=first).delete()
+    stats = _stats(world)
+    assert "wombat" not in stats and stats[""][0] == 1
+
+
+def test_statistics_are_per_project_and_per_tenant(client, world, alice):
+    save_event(client, alice, "Quokka", "A quokka in project alpha.")
+    with ctx(world):
+        weights = search_selectors.term_weights("quokka", project_ids=(world.a.other_project.pk,))
+        alpha = search_selectors.term_weights("quokka", project_ids=(world.a.project.pk,))
+        everywhere = search_selectors.term_weights("quokka", project_ids=None)
+    assert weights.docs == {"quokka": 0} and alpha.docs == {"quokka": 1} and everywhere.docs == {"quokka": 1}
+    with ctx(world, "b"):
+        assert search_selectors.term_weights("quokka", project_ids=None).docs == {"quokka": 0}
+        assert not TermStat.objects.exists()
+
+
+def test_bm25_ranks_the_rare_word_first(client, world, alice):
+    for i in range(6):
+        save_event(client, alice, f"Deploy {i}", f"The deploy number {i} of the service went out.")
+    rare = save_event(client, alice, "Note", "A quokka was seen near the office.")
+    body = tool(client, alice, "search_memory", {"query": "Where was the quokka deploy seen?"}).json()
+    assert body["hits"][0]["event_id"] == rare and "text" in body["hits"][0]["channels"]
+    # Every memory holding a query word is a text candidate.
+    assert sum("text" in hit["channels"] for hit in body["hits"]) == 7
+
+
+def test_quotes_and_operators_in_queries_are_only_words(client, world, alice):
+    event = save_event(client, alice, "O'Brien's notes", "O'Brien wrote the runbook: a | b & !c")
+    for query in ("O'Brien's runbook", "a | b & !c <-> (runbook)", "'runbook'", "\\ runbook"):
+        body = tool(client, alice, "search_memory", {"query": query}).json()
+        assert body["hits"][0]["event_id"] == event, query
+
+
+def test_the_text_channel_scores_at_most_the_candidate_cap(client, world, alice, monkeypatch):
+    common = [save_event(client, alice, "Deploy", f"Deploy {i} done.") for i in range(4)]
+    rare = save_event(client, alice, "Deploy", "Deploy of the quokka service.")
+    monkeypatch.setattr(search_selectors, "TEXT_CANDIDATES", 2)
+    with ctx(world):
+        from accounts.models import AccessKey, Member
+
+        key = AccessKey.objects.get(pk=world.alice.keys[world.a.enterprise.slug][0].pk)
+        member = Member.objects.get(pk=key.member_id)
+        scope = search_selectors.scope_for_key(member=member, key=key)
+        weights = search_selectors.term_weights("quokka deploy", project_ids=scope.project_ids)
+        # The rare lexeme alone fits the cap; "deploy" (5 memories) would not, so it only scores.
+        assert weights.candidate_lexemes(cap=2) == ["quokka"]
+        ranked = search_selectors._text_channel(
+            search_selectors.scoped_memories(scope), "quokka deploy", 10, project_ids=scope.project_ids
+        )
+    assert [str(pk) for pk, _ in ranked] == [rare]
+    assert set(common).isdisjoint(str(pk) for pk, _ in ranked)
+
+
+@pytest.mark.parametrize("cap", [3])
+def test_the_timeline_counts_up_to_its_cap(client, world, alice, monkeypatch, cap):
+    from memory.tools import read
+
+    for i in range(5):
+        save_event(client, alice, f"Event {i}", f"Event number {i}.")
+    monkeypatch.setattr(read, "TIMELINE_COUNT_CAP", cap)
+    body = tool(client, alice, "list_memory_timeline", {"limit": 2}).json()
+    assert body["total"] == cap and body["truncated"] is True and len(body["events"]) == 2
+    body = tool(client, alice, "list_memory_timeline", {"limit": 2, "days": 1}).json()
+    assert [e["summary"] for e in body["events"]] == ["Event 3", "Event 4"]
