@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 import psycopg
@@ -13,14 +12,13 @@ from django.utils import timezone
 from accounts.models import AuditEvent
 from memory.models import Memory
 from partners.services.links import (
-    partner_link_alias_add,
-    partner_link_exposure_set,
     partner_link_expiry_set,
+    partner_link_exposure_set,
     partner_link_principal_set,
     partner_link_suspend,
 )
 from tests.memory.helpers import save_event, tool
-from tests.partners.helpers import active_link, admin_member, audits, in_org, provider_event
+from tests.partners.helpers import admin_member, audits, in_org, provider_event
 
 pytestmark = pytest.mark.django_db
 
