@@ -28,11 +28,26 @@ FANOUT_MAX = 50
 def exposed_memories(link: PartnerLink) -> QuerySet[Memory]:
     """The provider's memories this link opens (docs/partners.md, Exposure)."""
     exposure = link.exposure or {}
-    place = Q(project_id__in=list(exposure.get("projects") or [])) | Q(
-        project__save_domain__in=list(exposure.get("save_domains") or [])
-    )
-    shared = Q(visibility=Visibility.ENTERPRISE) | Q(pk__in=list(exposure.get("memory_ids") or []))
+    projects = list(exposure.get("projects") or [])
+    domains = list(exposure.get("save_domains") or [])
+    shared_ids = list(exposure.get("memory_ids") or [])
+    if not projects and not domains:
+        # Nothing opened yet (and no empty IN list for the SQL compiler to refuse).
+        return Memory.objects.none()
+    place = Q()
+    if projects:
+        place |= Q(project_id__in=projects)
+    if domains:
+        place |= Q(project__save_domain__in=domains)
+    shared = Q(visibility=Visibility.ENTERPRISE)
+    if shared_ids:
+        shared |= Q(pk__in=shared_ids)
     return Memory.objects.filter(place & shared, forgotten_at__isnull=True).exclude(layer=Layer.ROLE)
+
+
+def _opens_nothing(link: PartnerLink) -> bool:
+    exposure = link.exposure or {}
+    return not (exposure.get("projects") or exposure.get("save_domains"))
 
 
 def _domain(memory: Memory) -> str:
@@ -49,6 +64,8 @@ def _event(memory: Memory) -> dict[str, Any]:
 
 
 def _search(link: PartnerLink, args: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    if _opens_nothing(link):
+        return {"hits": []}, []
     memories = exposed_memories(link)
     domain = args.get("domain")
     if domain:
