@@ -33,6 +33,7 @@ def _progress_context(*, requested: bool = False) -> dict[str, Any]:
         "percent": 100 if job and job.state == "done" else (int(100 * done / total) if total else 0),
         "polling": (job is None and requested) or (job is not None and job.state != "done"),
         "rules_version": RULES_VERSION,
+        "pending": guard_pending_count(),
     }
 
 
@@ -46,7 +47,6 @@ def guard(request: HttpRequest) -> HttpResponse:
     context = {
         "form": form,
         "events": guard_events_list(where=where),
-        "pending": guard_pending_count(),
         "may_manage": may_manage(request),
         **_progress_context(requested=request.GET.get("requested") == "1"),
     }
