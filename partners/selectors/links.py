@@ -75,23 +75,31 @@ def partner_link_reconsent(*, link: PartnerLink) -> dict[str, bool]:
     return {"mine": mine is None or mine < needed, "partner": partner is None or partner < needed}
 
 
-def remote_last_unavailable(*, link: PartnerLink) -> bool:
-    """Whether the last call through a remote link found the provider deployment unreachable."""
-    if not link.is_remote or link.is_provider:
-        return False
+def remotes_last_unavailable(*, links: list[PartnerLink]) -> set[int]:
+    """The remote links (row pks) whose last call found the provider deployment unreachable: one query.
+
+    Read from the consumer's audit of its partner reads, so listing stays local and writes nothing.
+    """
+    remote = [str(link.pk) for link in links if link.is_remote and not link.is_provider]
+    if not remote:
+        return set()
     last = (
-        AuditEvent.objects.filter(action=READ_ACTION, target_id=str(link.pk))
-        .order_by("-created_at", "-id")
-        .values_list("details", flat=True)
-        .first()
+        AuditEvent.objects.filter(action=READ_ACTION, target_id__in=remote, details__has_key="remote")
+        .order_by("target_id", "-created_at", "-id")
+        .distinct("target_id")
+        .values_list("target_id", "details")
     )
-    return bool(last) and last.get("reason") == REMOTE_UNAVAILABLE
+    return {int(target) for target, details in last if details.get("remote") == "unavailable"}
 
 
 def partner_link_usability(
-    *, link: PartnerLink, side: str | None = None, check_remote: bool = True
+    *, link: PartnerLink, side: str | None = None, check_remote: bool = True, remote_down: bool | None = None
 ) -> tuple[bool, str | None]:
-    """(usable, blocked_reason) for reading through ``link`` from ``side`` (default: the row's side)."""
+    """(usable, blocked_reason) for reading through ``link`` from ``side`` (default: the row's side).
+
+    ``check_remote`` looks up whether a remote provider was last found down (``remote_down`` when
+    the caller already knows, as the list does for all its links in one query).
+    """
     side = side or link.side
     if side == LinkSide.PROVIDER or not link.consumer_principal_active:
         return False, "principal_not_active"
@@ -103,15 +111,17 @@ def partner_link_usability(
     mine, partner = _consents(link)
     if link.contract_version < needed or mine is None or partner is None or min(mine, partner) < needed:
         return False, "contract_version_too_old"
-    if check_remote and remote_last_unavailable(link=link):
+    if remote_down is None and check_remote:
+        remote_down = link.pk in remotes_last_unavailable(links=[link])
+    if check_remote and remote_down:
         return False, REMOTE_UNAVAILABLE
     return True, None
 
 
 def partner_link_state(
-    *, link: PartnerLink, aliases: list[tuple[str, str]] | None = None
+    *, link: PartnerLink, aliases: list[tuple[str, str]] | None = None, remote_down: bool | None = None
 ) -> PartnerLinkState:
-    usable, reason = partner_link_usability(link=link)
+    usable, reason = partner_link_usability(link=link, remote_down=remote_down)
     mine, partner = _consents(link)
     return PartnerLinkState(
         link_id=link.link_id,
@@ -149,7 +159,11 @@ def partner_links_list(*, enterprise_id: uuid.UUID | str | None = None) -> list[
         "link_id", "home_name", "partner_name"
     ):
         aliases.setdefault(link_pk, []).append((home, partner))
-    return [partner_link_state(link=link, aliases=sorted(aliases.get(link.pk, []))) for link in links]
+    down = remotes_last_unavailable(links=links)
+    return [
+        partner_link_state(link=link, aliases=sorted(aliases.get(link.pk, [])), remote_down=link.pk in down)
+        for link in links
+    ]
 
 
 def partner_link_aliases(*, link: PartnerLink) -> dict[str, str]:

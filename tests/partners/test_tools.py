@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 
 import psycopg
@@ -18,7 +19,7 @@ from partners.services.links import (
     partner_link_suspend,
 )
 from tests.memory.helpers import save_event, tool
-from tests.partners.helpers import admin_member, audits, in_org, provider_event
+from tests.partners.helpers import active_link, admin_member, audits, in_org, provider_event
 
 pytestmark = pytest.mark.django_db
 
@@ -249,3 +250,40 @@ def test_a_second_call_while_one_is_in_flight_is_busy(client, world, alice, link
     assert tool(client, alice, "search_partner_memory", args).json()["status"] == "ok"
     # A busy call did not run: nothing was served.
     assert len(audits(world, "b", "partner.serve")) == 1
+
+
+def _queries(client, secret, name, args=None) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        assert tool(client, secret, name, args).status_code == 200
+    return len(captured.captured_queries)
+
+
+LIST_QUERIES = 19  # the tool door's own queries included; locked so an N+1 is a red build
+
+
+def test_list_partner_links_query_count_does_not_grow_with_links(client, world, alice, link):
+    from partners.services.remote import partner_link_consume_remote
+    from tests.conftest import build_tenant
+
+    tool(client, alice, "list_partner_links")  # warm: first-call lookups Django caches
+    assert _queries(client, alice, "list_partner_links") == LIST_QUERIES
+    # A link the other way (provided: counted, not listed) and remote links: one more query for all
+    # the remote ones together (their last call's outcome, from the audit).
+    active_link(world, provider="a", consumer="b")
+    far = build_tenant("faraway")
+    for _ in range(2):
+        with in_org(world, "a"):
+            partner_link_consume_remote(
+                consumer_id=world.a.enterprise.pk,
+                provider_org_id=far.enterprise.pk,
+                link_id=uuid.uuid4(),
+                url="https://partner.example.com",
+                credential="mnp_x",
+            )
+        body = tool(client, alice, "list_partner_links").json()
+        assert body["provided_link_count"] == 1
+        assert _queries(client, alice, "list_partner_links") == LIST_QUERIES + 1
+    assert body["count"] == 3
