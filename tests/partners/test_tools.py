@@ -213,18 +213,6 @@ def test_bad_input_gets_the_exact_text(client, world, alice, link):
     assert response.status_code == 422 and response.json()["error"] == "sentence: Field required"
 
 
-def test_top_n_is_capped_at_50(client, world, alice, link):
-    for i in range(3):
-        provider_event(client, world, f"Globex note {i} about Kubernetes", f"k8s {i}")
-    body = tool(
-        client,
-        alice,
-        "search_partner_memory",
-        {"sentence": "Kubernetes notes?", "link_id": str(link), "top_n": 500},
-    ).json()
-    assert body["status"] == "ok" and body["count"] == 3
-
-
 def _app_connection():
     conf = settings.DATABASES["default"]
     return psycopg.connect(
@@ -287,3 +275,58 @@ def test_list_partner_links_query_count_does_not_grow_with_links(client, world, 
         assert body["provided_link_count"] == 1
         assert _queries(client, alice, "list_partner_links") == LIST_QUERIES + 1
     assert body["count"] == 3
+
+
+def _args(name: str, link_id: str) -> dict:
+    return {
+        "search_partner_memory": {"sentence": "What is there?", "link_id": link_id},
+        "get_partner_memory_content": {"event_id": str(uuid.uuid4()), "link_id": link_id},
+        "find_partner_memory_connections": {"sentence": "What is there?", "link_id": link_id},
+        "query_partner_memory_graph": {
+            "link_id": link_id,
+            "query": "START a = events(text: $q) RETURN a",
+            "params": {"q": "x"},
+        },
+    }[name]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "search_partner_memory",
+        "get_partner_memory_content",
+        "find_partner_memory_connections",
+        "query_partner_memory_graph",
+    ],
+)
+def test_another_tenants_link_is_exactly_as_missing_as_no_link(client, world, link, name):
+    from tests.conftest import add_person, build_tenant
+
+    c = build_tenant("initech")
+    carol = add_person("carol", [(c, "admin")])
+    # initech consumes a link of its own from B, so it has links: A's is simply not one of them.
+    with in_org(world, "b"):
+        from partners.services.links import partner_link_request
+
+        partner_link_request(
+            actor=admin_member(world, "b"), provider_id=world.b.enterprise.pk, consumer_id=c.enterprise.pk
+        )
+    secret = carol.keys["initech"][1]
+    foreign = tool(client, secret, name, _args(name, str(link))).json()
+    missing = tool(client, secret, name, _args(name, str(uuid.uuid4()))).json()
+    assert foreign == missing
+    assert foreign["status"] == "error" and foreign["reason"] == "link_not_found"
+
+
+def test_top_n_is_server_capped_at_50(client, world, alice, link):
+    bob_b = world.bob.keys[world.b.enterprise.slug][1]
+    ids = [
+        save_event(client, bob_b, f"Globex Kubernetes note number {i}", f"kubernetes note {i}")
+        for i in range(55)
+    ]
+    with in_org(world, "b"):
+        Memory.objects.filter(pk__in=ids).update(visibility="enterprise")
+    args = {"sentence": "Which Kubernetes notes did Globex write?", "link_id": str(link)}
+    assert tool(client, alice, "search_partner_memory", {**args, "top_n": 500}).json()["count"] == 50
+    assert tool(client, alice, "search_partner_memory", {**args, "top_n": 3}).json()["count"] == 3
+    assert tool(client, alice, "search_partner_memory", args).json()["count"] == 10  # the default
