@@ -110,8 +110,17 @@ _NO_TENANT = TenantContext(enterprise_id=None)
 
 
 def _apply(ctx: TenantContext) -> None:
-    _set_local(ENTERPRISE_SETTING, str(ctx.enterprise_id) if ctx.enterprise_id else "")
-    _set_local(ALL_TENANTS_SETTING, "on" if ctx.all_tenants else "")
+    # Both settings in one statement: this runs twice per tenant transaction, on every call.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config(%s, %s, true), set_config(%s, %s, true)",
+            [
+                ENTERPRISE_SETTING,
+                str(ctx.enterprise_id) if ctx.enterprise_id else "",
+                ALL_TENANTS_SETTING,
+                "on" if ctx.all_tenants else "",
+            ],
+        )
 
 
 @contextmanager

@@ -33,6 +33,7 @@ NOTICE_NONE = "[MMW Notice]: this account has no active subscription, so memory 
 NOTICE_SUSPENDED = "[MMW Notice]: this account is suspended, so memory tools are unavailable. An owner can resolve it in the console."
 NOTICE_GRACE = "[MMW Notice]: this account is in its grace period and read-only: reading works, saving does not until the subscription is renewed."
 MEMBERSHIP_MAY_NOT_WRITE = "membership may not write in this organization"
+TOUCH_EVERY = timedelta(minutes=1)
 
 
 class UnknownTool(NotFound):
@@ -90,10 +91,11 @@ def _count_call(key: AccessKey) -> None:
             [key.enterprise_id, key.project_id, window],
         )
         (calls,) = cursor.fetchone()
-    # Old windows are of no further use.
-    ToolCallWindow.objects.filter(
-        project_id=key.project_id, window_start__lt=window - timedelta(minutes=5)
-    ).delete()
+    if calls == 1:
+        # A new minute's first call: the project's old windows are of no further use.
+        ToolCallWindow.objects.filter(
+            project_id=key.project_id, window_start__lt=window - timedelta(minutes=5)
+        ).delete()
     if calls > key.enterprise.plan.tool_calls_per_minute_per_project:
         raise RateLimited(RATE_LIMITED, code="rate_limited")
 
@@ -166,12 +168,15 @@ def tool_dispatch(
                 action="tool.refused", target=key, details=_call_audit_details(spec, surface, None, exc)
             )
             return ToolOutcome(spec=spec, error=exc)
-        enqueue(
-            access_key_touch_task,
-            enterprise_id=str(key.enterprise_id),
-            key_id=str(key.pk),
-            used_at=timezone.now().isoformat(),
-        )
+        now = timezone.now()
+        if key.last_used_at is None or now - key.last_used_at >= TOUCH_EVERY:
+            # A key's latest use to the minute: one job a minute per busy key, not one per call.
+            enqueue(
+                access_key_touch_task,
+                enterprise_id=str(key.enterprise_id),
+                key_id=str(key.pk),
+                used_at=now.isoformat(),
+            )
 
     call: ToolCall | None = None
     try:

@@ -7,7 +7,7 @@ from typing import Any
 
 from accounts.errors import Unprocessable
 from accounts.tenancy import current_tenant
-from memory.guard import RULES_VERSION, guard_check
+from memory.guard import RULES_VERSION, GuardResult, guard_check
 from memory.models import GuardEvent
 
 
@@ -46,11 +46,15 @@ class Scanned:
 def guard_fields(fields: dict[str, str | None], *, tool: str) -> Scanned:
     """Scan each named text; refuse poisoning in any of them; redact secrets in all of them."""
     scanned = Scanned(values={})
+    # A text given in two fields (a summary that is the content) is checked once: the guard is pure.
+    checked: dict[str, GuardResult] = {}
     for name, text in fields.items():
         if not text:
             scanned.values[name] = text or ""
             continue
-        result = guard_check(text)
+        result = checked.get(text)
+        if result is None:
+            result = checked[text] = guard_check(text)
         if result.verdict == "reject":
             raise GuardRejected(result.message or "", reason=result.reason or "", field_name=name, tool=tool)
         scanned.values[name] = result.text

@@ -16,6 +16,7 @@ from accounts.errors import LimitExceeded, Unprocessable
 from accounts.models import AccessKey, Member, Project, Role, Team, Workspace
 from accounts.services.audit import audit_record
 from accounts.tasks import enqueue
+from accounts.tenancy import TenantContextMissing, current_tenant
 from memory.guard import RULES_VERSION
 from memory.models import Entity, Memory, MemoryEntity, MemoryLink, MemoryTag, Tag, Task
 from memory.selectors.visibility import memories_visible
@@ -75,14 +76,42 @@ def _lock_project(project: Project) -> None:
 
 
 def _check_limits(draft: MemoryDraft) -> None:
-    plan = draft.project.enterprise.plan
-    live = Memory.objects.filter(forgotten_at__isnull=True)
-    if live.filter(project=draft.project).count() >= plan.max_memories_per_project:
-        raise LimitExceeded(PROJECT_LIMIT, code="project_limit")
-    if live.filter(workspace=draft.workspace).count() >= plan.max_memories_per_workspace:
-        raise LimitExceeded(WORKSPACE_LIMIT, code="workspace_limit")
-    if live.count() >= plan.max_memories_per_enterprise:
-        raise LimitExceeded(TENANT_LIMIT, code="tenant_limit")
+    """The plan's three limits in one statement, each count bounded by its limit.
+
+    ``count >= limit`` needs no more than ``limit`` rows counted, so each count is a ``LIMIT``-ed
+    subquery: exact against its limit, never a scan past it. The plan comes from the access key the
+    door loaded (with its enterprise and plan), not from a second read of the project's enterprise.
+    """
+    plan = draft.access_key.enterprise.plan
+    live = Memory.objects.filter(forgotten_at__isnull=True).values("pk")
+    bounded = [
+        (live.filter(project=draft.project)[: plan.max_memories_per_project], PROJECT_LIMIT, "project_limit"),
+        (
+            live.filter(workspace=draft.workspace)[: plan.max_memories_per_workspace],
+            WORKSPACE_LIMIT,
+            "workspace_limit",
+        ),
+        (live[: plan.max_memories_per_enterprise], TENANT_LIMIT, "tenant_limit"),
+    ]
+    limits = (
+        plan.max_memories_per_project,
+        plan.max_memories_per_workspace,
+        plan.max_memories_per_enterprise,
+    )
+    parts, params = [], []
+    for limit, (queryset, _, _) in zip(limits, bounded, strict=True):
+        if limit <= 0:  # nothing allowed: an empty slice has no SQL
+            parts.append("0")
+            continue
+        sql, part_params = queryset.query.sql_with_params()
+        parts.append(f"(SELECT count(*) FROM ({sql}) AS bounded)")
+        params.extend(part_params)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {', '.join(parts)}", params)
+        counts = cursor.fetchone()
+    for count, limit, (_, message, code) in zip(counts, limits, bounded, strict=True):
+        if count >= limit:
+            raise LimitExceeded(message, code=code)
 
 
 def derived_from_check(*, member: Member, ids: list[str]) -> list[str]:
@@ -101,46 +130,108 @@ def derived_from_check(*, member: Member, ids: list[str]) -> list[str]:
     return wanted
 
 
+def _tenant_id() -> uuid.UUID:
+    """The enterprise rows made in bulk belong to (``bulk_create`` and raw inserts skip ``save``)."""
+    enterprise_id = current_tenant().enterprise_id
+    if enterprise_id is None:
+        raise TenantContextMissing("entities and tags are created inside one enterprise's context")
+    return enterprise_id
+
+
 def entity_get_or_create(*, name: str, type: str) -> tuple[Entity, bool]:
-    key = fold(name)
-    entity = Entity.objects.filter(key=key).first()
-    if entity is not None:
-        if entity.deprecated:
+    [linked] = entities_get_or_create([(name, type)])
+    return linked
+
+
+def entities_get_or_create(pairs: list[tuple[str, str]]) -> list[tuple[Entity, bool]]:
+    """Each (name, type) as its enterprise's entity, and whether this call created it: one read,
+    and for new names one ``INSERT ... ON CONFLICT DO NOTHING`` (a concurrent writer's entity is
+    reused, never a unique-key error) and one read back. A deprecated entity named again revives."""
+    if not pairs:
+        return []
+    keys = [fold(name) for name, _ in pairs]
+    found = {e.key: e for e in Entity.objects.filter(key__in=set(keys))}
+    missing: dict[str, tuple[str, str]] = {}
+    for key, (name, type_) in zip(keys, pairs, strict=True):
+        if key not in found and key not in missing:
+            missing[key] = (" ".join(name.split()), type_)
+    created: set[str] = set()
+    if missing:
+        table = Entity._meta.db_table
+        rows = [(_tenant_id(), name, key, type_) for key, (name, type_) in missing.items()]
+        values = ", ".join(["(%s, %s, %s, %s, false, now())"] * len(rows))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO {table} (enterprise_id, name, key, type, deprecated, created_at) VALUES {values} "
+                "ON CONFLICT (enterprise_id, key) DO NOTHING RETURNING key",
+                [v for row in rows for v in row],
+            )
+            created = {key for (key,) in cursor.fetchall()}
+        found |= {e.key: e for e in Entity.objects.filter(key__in=list(missing))}
+    revived = [e for e in found.values() if e.deprecated]
+    if revived:
+        Entity.objects.filter(pk__in=[e.pk for e in revived]).update(deprecated=False)
+        for entity in revived:
             entity.deprecated = False
-            entity.save(update_fields=["deprecated"])
-        return entity, False
-    return Entity.objects.create(name=" ".join(name.split()), key=key, type=type), True
+    linked, seen = [], set()
+    for key in keys:
+        linked.append((found[key], key in created and key not in seen))
+        seen.add(key)
+    return linked
+
+
+def tags_get_or_create(paths: list[str]) -> list[Tag]:
+    """Each slash path as a tag, with every ancestor: one read of all the nodes; new nodes are
+    inserted a level at a time (parents first, ``ON CONFLICT DO NOTHING``) and read back."""
+    split = [[p for p in path.split("/") if p] for path in paths]
+    wanted = {"/".join(parts[:depth]) for parts in split for depth in range(1, len(parts) + 1)}
+    nodes = {t.path: t for t in Tag.objects.filter(path__in=wanted)} if wanted else {}
+    new = sorted(wanted - set(nodes), key=lambda p: (p.count("/"), p))
+    for depth in sorted({p.count("/") for p in new}):
+        level = [p for p in new if p.count("/") == depth]
+        Tag.objects.bulk_create(
+            [
+                Tag(
+                    enterprise_id=_tenant_id(),
+                    path=path,
+                    name=path.rsplit("/", 1)[-1],
+                    parent=nodes[path.rsplit("/", 1)[0]] if "/" in path else None,
+                )
+                for path in level
+            ],
+            ignore_conflicts=True,
+        )
+        nodes |= {t.path: t for t in Tag.objects.filter(path__in=level)}
+    return [nodes["/".join(parts)] for parts in split if parts]
 
 
 def tag_get_or_create(path: str) -> Tag:
     """The tag and every ancestor of it: the tree is built from slash paths."""
-    parent: Tag | None = None
-    parts = [p for p in path.split("/") if p]
-    for depth in range(1, len(parts) + 1):
-        node_path = "/".join(parts[:depth])
-        node = Tag.objects.filter(path=node_path).first()
-        if node is None:
-            node = Tag.objects.create(path=node_path, name=parts[depth - 1], parent=parent)
-        parent = node
-    assert parent is not None
-    return parent
+    [tag] = tags_get_or_create([path])
+    return tag
 
 
 def link_entities(memory: Memory, entities: list[tuple[str, str]]) -> list[tuple[Entity, bool]]:
-    linked = []
-    for name, type_ in entities:
-        entity, created = entity_get_or_create(name=name, type=type_)
-        MemoryEntity.objects.get_or_create(enterprise_id=memory.enterprise_id, memory=memory, entity=entity)
-        linked.append((entity, created))
+    linked = entities_get_or_create(entities)
+    MemoryEntity.objects.bulk_create(
+        [
+            MemoryEntity(enterprise_id=memory.enterprise_id, memory=memory, entity=entity)
+            for entity in {e.pk: e for e, _ in linked}.values()
+        ],
+        ignore_conflicts=True,
+    )
     return linked
 
 
 def link_tags(memory: Memory, paths: list[str]) -> list[Tag]:
-    tags = []
-    for path in paths:
-        tag = tag_get_or_create(path)
-        MemoryTag.objects.get_or_create(enterprise_id=memory.enterprise_id, memory=memory, tag=tag)
-        tags.append(tag)
+    tags = tags_get_or_create(paths)
+    MemoryTag.objects.bulk_create(
+        [
+            MemoryTag(enterprise_id=memory.enterprise_id, memory=memory, tag=tag)
+            for tag in {t.pk: t for t in tags}.values()
+        ],
+        ignore_conflicts=True,
+    )
     return tags
 
 
