@@ -22,6 +22,7 @@ from memory.graph import GraphTimeout, Rejection
 from memory.models import MemoryEntity
 from memory.registry import ToolCall, ToolSpec, registry
 from memory.selectors.search import hybrid_rank, scope_for_key, scoped_memories
+from memory.services.memories import fold
 from memory.tools.common import Closed
 from memory.tools.graph import GraphQueryIn, GraphQueryOut, _answer
 from partners.graph import partner_graph_query
@@ -351,8 +352,6 @@ def find_partner_memory_connections(call: ToolCall, args: PartnerConnectionsIn) 
         starts = hybrid_rank(memories=memories, query=sentence, depth=50).ids[:5]
         weights = {start: 1.0 / (i + 1) for i, start in enumerate(starts)}
         aliases = partner_link_aliases(link=link)  # partner key -> home name
-        from memory.services.memories import fold
-
         by_home: dict[str, list[str]] = {}
         for partner_key, home_name in aliases.items():
             by_home.setdefault(fold(home_name), []).append(partner_key)
