@@ -144,7 +144,7 @@ class MemorySearchForm(forms.Form):
         )
 
 
-def _split(text: str) -> list[str]:
+def split_list(text: str) -> list[str]:
     return [part.strip() for part in text.replace("\n", ",").split(",") if part.strip()]
 
 
@@ -164,7 +164,7 @@ class CorrectionForm(forms.Form):
         data = super().clean() or {}
         if not any(data.get(name) for name in self.fields):
             raise forms.ValidationError("Nothing to correct: fill in at least one field.")
-        for pair in _split(data.get("add_entity_renames") or ""):
+        for pair in split_list(data.get("add_entity_renames") or ""):
             if ">" not in pair:
                 raise forms.ValidationError(f"A rename is written old>new; got {pair!r}.")
         return data
@@ -174,17 +174,17 @@ class CorrectionForm(forms.Form):
         data = self.cleaned_data
         args: dict[str, Any] = {"event_id": event_id}
         entities = []
-        for item in _split(data.get("add_entities") or ""):
+        for item in split_list(data.get("add_entities") or ""):
             name, _, type_ = item.partition(":")
             entities.append({"name": name.strip(), "type": type_.strip() or "thing"})
         if entities:
             args["add_entities"] = entities
         for name in ("remove_entities", "add_tags", "remove_tags", "add_prev_events"):
-            if values := _split(data.get(name) or ""):
+            if values := split_list(data.get(name) or ""):
                 args[name] = values
         renames = [
             {"old": old.strip(), "new": new.strip()}
-            for old, _, new in (p.partition(">") for p in _split(data.get("add_entity_renames") or ""))
+            for old, _, new in (p.partition(">") for p in split_list(data.get("add_entity_renames") or ""))
         ]
         if renames:
             args["add_entity_renames"] = renames

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from console.views import home, keys, memories, oversight, projects, switch
+from console.views import home, keys, memories, oversight, partners, projects, switch
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -18,6 +18,8 @@ urlpatterns = [
     path("memories/<str:memory_id>/", memories.memory, name="memory"),
     path("memories/<str:memory_id>/correct/", memories.memory_correct, name="memory_correct"),
     path("memories/<str:memory_id>/forget/", memories.memory_forget_view, name="memory_forget"),
+    path("partners/", partners.partners, name="partners"),
+    path("partners/<str:link_id>/", partners.partner, name="partner"),
     path("guard/", oversight.guard, name="guard"),
     path("guard/progress/", oversight.guard_progress, name="guard_progress"),
     path("guard/rescan/", oversight.guard_rescan, name="guard_rescan"),

@@ -258,6 +258,49 @@ def test_the_other_pages_by_role(ui: UI) -> None:
     bob.context.close()
 
 
+def test_request_and_consent_a_partner_link_from_both_sides(ui: UI) -> None:
+    world = ui.world
+    alice = ui.page(world.alice)
+    alice.click("nav >> text=Partners")
+    expect(alice.locator(".empty")).to_contain_text("No partner links yet.")
+    alice.fill("#id_partner", str(world.b.enterprise.pk))
+    alice.select_option("#id_direction", "provide")
+    alice.get_by_role("button", name="Request link").click()
+    expect(alice.locator("#link-state")).to_contain_text("from us and the partner")
+    alice.get_by_role("button", name="Consent at contract version 1").click()
+    expect(alice.locator("#link-state")).to_contain_text(
+        "Waiting for consent at contract version 1 from the partner."
+    )
+    alice.get_by_label(re.compile("Alpha")).check()
+    alice.get_by_role("button", name="Save exposure").click()
+    expect(alice.locator("#exposure dl")).to_contain_text("Alpha (alpha)")
+    link_url = alice.url
+    # bob, admin of B, consents from B's own console.
+    bob = ui.page(world.bob)
+    bob.get_by_role("button", name=f"Open {world.b.enterprise.slug}").click()
+    bob.click("nav >> text=Partners")
+    row = bob.locator("tr", has_text=world.a.enterprise.name)
+    expect(row).to_contain_text("we consume")
+    expect(row).to_contain_text("Waiting for consent at contract version 1 from us.")
+    row.get_by_role("link", name="Open").click()
+    bob.get_by_role("button", name="Consent at contract version 1").click()
+    expect(bob.locator("#link-state")).to_contain_text("Active: our agents read what the provider exposes.")
+    bob.fill("#id_home_name", "Dana")
+    bob.fill("#id_partner_name", "D. Smith")
+    bob.get_by_role("button", name="Add alias").click()
+    expect(bob.locator("#aliases")).to_contain_text("D. Smith → Dana")
+    shoot(bob, "partner")
+    # Both sides see the same state.
+    alice.goto(link_url)
+    expect(alice.locator("#link-state")).to_contain_text(
+        "Active: the partner's agents read what the provider exposes."
+    )
+    alice.click("nav >> text=Partners")
+    shoot(alice, "partners")
+    alice.context.close()
+    bob.context.close()
+
+
 def test_screenshots_exist() -> None:
     for name in (
         "login",
