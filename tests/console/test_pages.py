@@ -116,3 +116,13 @@ def test_static_files_are_served_without_a_cdn(client):
     body = b"".join(response.streaming_content) if response.streaming else response.content
     assert body.startswith(b"var htmx=function()")
     assert client.get("/static/console/console.css").status_code == 200
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p not in ("enterprises", "audit_csv")])
+def test_an_auditor_sees_no_button_that_changes_anything(client, console, page):
+    """The only form an auditor gets that posts is "Sign out" (choosing an enterprise changes no data)."""
+    url = PAGES[page][0].format(project=console.world.a.project.pk, memory=console.memory_ids[0])
+    client.force_login(console.world.bob.user)
+    text = client.get(url).content.decode()
+    sign_out = 'method="post" action="/console/logout/"'
+    assert text.count('method="post"') == text.count(sign_out) <= 1
