@@ -158,6 +158,13 @@ class CorrectionForm(forms.Form):
     add_tags = forms.CharField(required=False)
     remove_tags = forms.CharField(required=False)
     add_prev_events = forms.CharField(required=False, help_text="Ids of memories that come before this one.")
+    remove_prev_events = forms.CharField(
+        required=False, help_text="Ids to unlink from the front of this one."
+    )
+    add_resolved_by = forms.CharField(
+        required=False, help_text="Ids of evidence memories that resolved this plan or intent (realization)."
+    )
+    revoke_resolved_by = forms.CharField(required=False, help_text="Ids of evidence links to take down.")
     add_entity_renames = forms.CharField(required=False, help_text="old>new pairs, comma-separated.")
 
     def clean(self) -> dict[str, Any]:
@@ -179,9 +186,12 @@ class CorrectionForm(forms.Form):
             entities.append({"name": name.strip(), "type": type_.strip() or "thing"})
         if entities:
             args["add_entities"] = entities
-        for name in ("remove_entities", "add_tags", "remove_tags", "add_prev_events"):
+        for name in ("remove_entities", "add_tags", "remove_tags", "add_prev_events", "remove_prev_events"):
             if values := split_list(data.get(name) or ""):
                 args[name] = values
+        for name in ("add_resolved_by", "revoke_resolved_by"):
+            if values := split_list(data.get(name) or ""):
+                args[name] = [{"event_id": value} for value in values]
         renames = [
             {"old": old.strip(), "new": new.strip()}
             for old, _, new in (p.partition(">") for p in split_list(data.get("add_entity_renames") or ""))

@@ -353,6 +353,15 @@ def test_corrections_go_through_update_memory(client, console):
     assert ok.status_code == 302
     page = client.get(f"/console/memories/{memory_id}/").content.decode()
     assert f'← <a href="/console/memories/{console.memory_ids[0]}/">' in page and "#finance" in page
+    resolved = client.post(
+        f"/console/memories/{memory_id}/correct/", {"add_resolved_by": console.memory_ids[2]}
+    ).content.decode()
+    assert "realization needs this event to come from a registered app" in resolved
+    unlinked = client.post(
+        f"/console/memories/{memory_id}/correct/", {"remove_prev_events": console.memory_ids[0]}
+    )
+    assert unlinked.status_code == 302
+    assert "nothing before" in client.get(f"/console/memories/{memory_id}/").content.decode()
     empty = client.post(f"/console/memories/{memory_id}/correct/", {})
     assert empty.status_code == 400 and b"Nothing to correct" in empty.content
     bad = client.post(f"/console/memories/{memory_id}/correct/", {"add_entity_renames": "Dan"})
