@@ -122,14 +122,31 @@ def order(scores: dict[str, float]) -> list[str]:
 
 
 def with_neighbours(scores: dict[str, float], prev: dict[str, str], alpha: float) -> dict[str, float]:
-    """Each memory gains alpha x its best sequence neighbour's score."""
+    """Each candidate gains alpha x its best sequence neighbour's score (candidates only: a neighbour no
+    channel found is not added, as the product cannot vouch that it is visible without another query)."""
     nxt = {v: k for k, v in prev.items()}
     out = dict(scores)
-    for doc in list(scores) + [n for d in scores for n in (prev.get(d), nxt.get(d)) if n]:
+    for doc in scores:
         near = max(scores.get(prev.get(doc, ""), 0.0), scores.get(nxt.get(doc, ""), 0.0))
-        if near:
-            out[doc] = out.get(doc, 0.0) + alpha * near
+        out[doc] += alpha * near
     return out
+
+
+def score_fusion(ch: dict[str, Any], vector_weight: float) -> dict[str, float]:
+    """Each channel's scores min-max normalised over its own list, then added with weights."""
+    fused: dict[str, float] = defaultdict(float)
+    for name, weight in (("text_scores", 1.0), ("vector_scores", vector_weight)):
+        scores = ch[name]
+        if not scores:
+            continue
+        lo, hi = min(scores.values()), max(scores.values())
+        for doc, value in scores.items():
+            fused[doc] += weight * (value - lo) / ((hi - lo) or 1.0)
+    return fused
+
+
+def linear(ranking: Sequence[str], depth: int = DEPTH) -> dict[str, float]:
+    return {doc: 1.0 - rank / depth for rank, doc in enumerate(ranking)}
 
 
 def variants(ch: dict[str, Any], prev: dict[str, str]) -> dict[str, list[str]]:
@@ -138,29 +155,21 @@ def variants(ch: dict[str, Any], prev: dict[str, str]) -> dict[str, list[str]]:
         "product hybrid_rank": ch["product"],
         "BM25 alone": bm25,
         "vector alone": vec,
+        "RRF k=60: BM25 1 + vector 1 (before)": order(rrf([(bm25, 1.0), (vec, 1.0)])),
     }
-    for wt, wv in ((1.0, 1.0), (1.0, 0.75), (1.0, 0.5), (1.0, 0.33)):
-        out[f"BM25 {wt:g} + vector {wv:g}"] = order(rrf([(bm25, wt), (vec, wv)]))
-        out[f"BM25 {wt:g} + vector {wv:g} + entity 0.5"] = order(rrf([(bm25, wt), (vec, wv), (ent, 0.5)]))
-    for k in (10, 30):
-        out[f"BM25 1 + vector 0.75, k={k}"] = order(rrf([(bm25, 1.0), (vec, 0.75)], k=k))
-    for alpha in (0.1, 0.2, 0.3, 0.5):
-        base = rrf([(bm25, 1.0), (vec, 0.75)])
-        out[f"BM25 1 + vector 0.75, neighbours {alpha:g}"] = order(with_neighbours(base, prev, alpha))
-    # Score fusion: each channel's scores divided by its best, then weighted.
-    s_bm, s_vec = ch["text_scores"], ch["vector_scores"]
-    for wv in (0.5, 1.0, 2.0):
-        fused: dict[str, float] = defaultdict(float)
-        if s_bm:
-            top = max(s_bm.values())
-            for d, v in s_bm.items():
-                fused[d] += v / top
-        if s_vec:
-            lo = min(s_vec.values())
-            hi = max(s_vec.values())
-            for d, v in s_vec.items():
-                fused[d] += wv * (v - lo) / ((hi - lo) or 1.0)
-        out[f"min-max score fusion, vector {wv:g}"] = order(fused)
+    for wv in (0.75, 1.0):
+        fused = score_fusion(ch, wv)
+        out[f"score fusion: BM25 1 + vector {wv:g}"] = order(fused)
+        for alpha in (0.2, 0.3, 0.4, 0.5):
+            out[f"score fusion: BM25 1 + vector {wv:g}, neighbours {alpha:g}"] = order(
+                with_neighbours(fused, prev, alpha)
+            )
+        with_entity = dict(fused)
+        for doc, value in linear(ent).items():
+            with_entity[doc] = with_entity.get(doc, 0.0) + 0.25 * value
+        out[f"score fusion: BM25 1 + vector {wv:g} + entity 0.25, neighbours 0.3"] = order(
+            with_neighbours(with_entity, prev, 0.3)
+        )
     return out
 
 

@@ -1,7 +1,8 @@
 """LoCoMo through Mnemos's public API, over real HTTP, with the BM25 baseline in the same run.
 
     .venv/bin/python -m bench.locomo.run [--limit N] [--archivist after|during|reindex] [--clients C]
-                                         [--entities speaker|none] [--no-analysis] [--no-passive-pass]
+                                         [--entities speaker|none] [--no-chain] [--no-analysis]
+                                         [--no-passive-pass]
 
 Protocol: shared/bench/README.md. On a throwaway embedded cluster (config.settings_test):
 
@@ -9,7 +10,8 @@ Protocol: shared/bench/README.md. On a throwaway embedded cluster (config.settin
    throttle a bulk ingest), one admin member with no Main target, one project and one access key per
    conversation. The web server is uvicorn on the ASGI app (tests/live.py: running_web).
 2. Ingest: every turn, in order, with ``POST /v1/tools/save_memory``: summary = the turn's text cut
-   to 500 characters, content = the text, entities = the speaker as a person (``--entities none``:
+   to 500 characters, content = the text, ``prev_event_id`` = the session's previous turn (``--no-chain``:
+   none), entities = the speaker as a person (``--entities none``:
    none), timestamp = the session's date plus one second per turn. Memory Guard is on (it always is).
 3. Vectors: ``--archivist reindex`` (default) calls ``embedding_reindex()`` in process, in batches;
    ``after`` starts a real Celery worker once the ingest is done and times how long it takes until
@@ -106,6 +108,7 @@ def ingest(
     *,
     clients: int,
     entities: bool,
+    chain: bool = True,
 ) -> tuple[Ingested, int]:
     """Every turn of every conversation, in order within its conversation; conversations are dealt
     to ``clients`` threads round-robin. Returns what was saved and the 429 retries."""
@@ -120,14 +123,16 @@ def ingest(
         try:
             for conv in mine:
                 secret = tenant.projects[conv.sample_id].secret
+                previous: tuple[int, str] | None = None
                 for turn in conv.turns:
-                    body, ms = api.tool(
-                        secret,
-                        "save_memory",
-                        save_arguments(
-                            turn.text, turn.speaker, turn.timestamp.isoformat(), entities=entities
-                        ),
+                    arguments = save_arguments(
+                        turn.text, turn.speaker, turn.timestamp.isoformat(), entities=entities
                     )
+                    if chain and previous is not None and previous[0] == turn.session:
+                        # The turn continues the session's previous one (save_memory's prev_event_id).
+                        arguments["prev_event_id"] = previous[1]
+                    body, ms = api.tool(secret, "save_memory", arguments)
+                    previous = (turn.session, str(body["event_id"]))
                     with lock:
                         result.memory_to_turn[body["event_id"]] = f"{conv.sample_id}/{turn.id}"
                         result.latencies.append(ms)
@@ -326,6 +331,11 @@ def analyse(
                 found = product.entities_in(q.text)
                 ranked["entity"] = turns(product._entity_channel(memories, found, DEPTH))
                 t4 = time.perf_counter()
+                ranked["product"] = turns(
+                    product.hybrid_rank(
+                        memories=memories, query=q.text, depth=DEPTH, project_ids=scope.project_ids
+                    ).ids
+                )
             timings["text_sql"].append((t1 - t0) * 1000)
             timings["embed_query"].append((t2 - t1) * 1000)
             timings["vector_sql"].append((t3 - t2) * 1000)
@@ -340,13 +350,12 @@ def analyse(
 
 def what_ifs(ranked: dict[str, list[str]], bm25: list[str]) -> dict[str, list[str]]:
     """Rankings recomputed from the channels: the product's fusion and variants of it."""
-    w = {"text": 1.0, "vector": 1.0, "entity": 0.5}
     out = {
-        "text only": ranked["text"],
+        "hybrid_rank (the product)": ranked["product"],
+        "text (BM25 in SQL) only": ranked["text"],
         "vector only": ranked["vector"],
         "entity only": ranked["entity"],
-        "fused (product weights)": rrf([(ranked[c], w[c]) for c in ("text", "vector", "entity")]),
-        "text + vector": rrf([(ranked["text"], 1.0), (ranked["vector"], 1.0)]),
+        "RRF text + vector (the previous fusion)": rrf([(ranked["text"], 1.0), (ranked["vector"], 1.0)]),
         "vector + BM25": rrf([(ranked["vector"], 1.0), (bm25, 1.0)]),
     }
     if "bm25-stem" in ranked:
@@ -408,6 +417,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--clients", type=int, default=1, help="concurrent ingest clients (default 1)")
     parser.add_argument("--entities", choices=("speaker", "none"), default="speaker")
+    parser.add_argument(
+        "--no-chain",
+        action="store_true",
+        help="save turns without prev_event_id (by default a turn continues its session's previous turn)",
+    )
     parser.add_argument("--no-analysis", action="store_true")
     parser.add_argument("--no-passive-pass", action="store_true")
     parser.add_argument("--vector-timeout", type=float, default=1800.0)
@@ -449,7 +463,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         with maybe_worker(args.archivist == "during"):
             load_before = load_avg()
             ingested, retries = ingest(
-                lambda: Api(base), tenant, convs, clients=args.clients, entities=args.entities == "speaker"
+                lambda: Api(base),
+                tenant,
+                convs,
+                clients=args.clients,
+                entities=args.entities == "speaker",
+                chain=not args.no_chain,
             )
             rate = n_turns / ingested.wall_s
             lat = latency_summary(ingested.latencies)
@@ -546,7 +565,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 [(q.category, analysis[(c, q.text)][name], q.gold) for c, q in items]
             )
         same = sum(
-            a.top == analysis[(a.conv, a.question.text)]["fused (product weights)"][:10] for a in asked
+            a.top == analysis[(a.conv, a.question.text)]["hybrid_rank (the product)"][:10] for a in asked
         )
         summary["fused_matches_api"] = same / len(asked)
         print(

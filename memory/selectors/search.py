@@ -22,14 +22,16 @@ from django.db.models.expressions import RawSQL
 
 from accounts.models import AccessKey, Member
 from memory.embedding import EmbedderUnavailable, get_embedder
-from memory.models import Entity, EntityRename, Layer, Memory, MemoryEntity, Visibility
+from memory.models import Entity, EntityRename, Layer, LinkKind, Memory, MemoryEntity, MemoryLink, Visibility
 from memory.selectors.visibility import memories_visible
 from memory.services.memories import fold
 
 logger = logging.getLogger(__name__)
 
-RRF_K = 60
-WEIGHTS = {"text": 1.0, "vector": 1.0, "entity": 0.5}
+# Fusion weights and the neighbour weight were chosen on LoCoMo's tuning conversations (conv-26 … conv-43)
+# and confirmed on the other five (bench/locomo/ablate.py; docs/memory.md, "Ranking").
+WEIGHTS = {"text": 1.0, "vector": 0.75, "entity": 0.25}
+NEIGHBOUR_WEIGHT = 0.3
 CHANNEL_DEPTH = 100
 VECTOR_DIM = 384
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -286,16 +288,43 @@ class Ranked:
     embedder_name: str | None = None
 
 
+def _min_max(scores: Iterable[tuple[uuid.UUID, float]]) -> dict[uuid.UUID, float]:
+    """A channel's scores on 0..1 over its own list (the best 1, the last 0; all 1 when they tie)."""
+    pairs = list(scores)
+    if not pairs:
+        return {}
+    low, high = min(v for _, v in pairs), max(v for _, v in pairs)
+    return {pk: (v - low) / (high - low) if high > low else 1.0 for pk, v in pairs}
+
+
 def fuse(
-    lists: dict[str, list[uuid.UUID]], weights: dict[str, float] | None = None
+    channel_scores: dict[str, list[tuple[uuid.UUID, float]]], weights: dict[str, float] | None = None
 ) -> dict[uuid.UUID, float]:
-    """Weighted reciprocal rank fusion: each channel adds weight / (RRF_K + rank)."""
+    """Score fusion: each channel's scores normalised to 0..1 over its own list, weighted, added."""
     weights = weights or WEIGHTS
-    scores: dict[uuid.UUID, float] = {}
-    for name, ranked in lists.items():
-        for rank, pk in enumerate(ranked):
-            scores[pk] = scores.get(pk, 0.0) + weights[name] / (RRF_K + rank + 1)
-    return scores
+    fused: dict[uuid.UUID, float] = {}
+    for name, scored in channel_scores.items():
+        for pk, value in _min_max(scored).items():
+            fused[pk] = fused.get(pk, 0.0) + weights[name] * value
+    return fused
+
+
+def with_neighbours(scores: dict[uuid.UUID, float], weight: float | None = None) -> dict[uuid.UUID, float]:
+    """Each candidate gains ``weight`` x the fused score of its best sequence neighbour among the candidates.
+
+    A turn that answers often sits beside the turn the question's words match (the question, then the
+    answer). Only candidates move: a neighbour no channel found is not added, so nothing unseen by the
+    visibility filter can enter. One query.
+    """
+    weight = NEIGHBOUR_WEIGHT if weight is None else weight
+    ids = list(scores)
+    best: dict[uuid.UUID, float] = {}
+    for src, dst in MemoryLink.objects.filter(
+        kind=LinkKind.NEXT, revoked_at__isnull=True, src_id__in=ids, dst_id__in=ids
+    ).values_list("src_id", "dst_id"):
+        best[src] = max(best.get(src, 0.0), scores[dst])
+        best[dst] = max(best.get(dst, 0.0), scores[src])
+    return {pk: value + weight * best.get(pk, 0.0) for pk, value in scores.items()}
 
 
 def hybrid_rank(
@@ -306,8 +335,8 @@ def hybrid_rank(
     project_ids: Sequence[uuid.UUID] | None = None,
 ) -> Ranked:
     """``project_ids``: where the text channel's statistics come from (None: the whole enterprise)."""
-    lists: dict[str, list[uuid.UUID]] = {
-        "text": [pk for pk, _ in _text_channel(memories, query, depth, project_ids=project_ids)]
+    found: dict[str, list[tuple[uuid.UUID, float]]] = {
+        "text": _text_channel(memories, query, depth, project_ids=project_ids)
     }
     available = ["text"]
     vector_error = None
@@ -323,15 +352,19 @@ def hybrid_rank(
         embedder_name = embedder.name
         nearest = _vector_channel(memories, vector, depth)
         cosines = dict(nearest)
-        lists["vector"] = [pk for pk, _ in nearest]
+        found["vector"] = nearest
         available.append("vector")
     entities = entities_in(query)
-    lists["entity"] = _entity_channel(memories, entities, depth)
+    # The entity channel has no score of its own: its order (newest first) decays linearly.
+    linked = _entity_channel(memories, entities, depth)
+    found["entity"] = [(pk, 1.0 - rank / max(depth, 1)) for rank, pk in enumerate(linked)]
     available.append("entity")
-    scores = fuse(lists)
+    scores = fuse(found)
+    if scores:
+        scores = with_neighbours(scores)
     channels: dict[uuid.UUID, list[str]] = {}
-    for name, ranked in lists.items():
-        for pk in ranked:
+    for name, scored in found.items():
+        for pk, _ in scored:
             channels.setdefault(pk, []).append(name)
     ordered = sorted(scores, key=lambda pk: (-scores[pk], str(pk)))
     return Ranked(ordered, scores, channels, available, vector_error, entities, cosines, embedder_name)

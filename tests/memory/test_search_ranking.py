@@ -103,3 +103,21 @@ def test_the_timeline_counts_up_to_its_cap(client, world, alice, monkeypatch, ca
     assert body["total"] == cap and body["truncated"] is True and len(body["events"]) == 2
     body = tool(client, alice, "list_memory_timeline", {"limit": 2, "days": 1}).json()
     assert [e["summary"] for e in body["events"]] == ["Event 3", "Event 4"]
+
+
+def test_a_sequence_neighbour_of_a_strong_match_moves_up(client, world, alice, monkeypatch):
+    question = save_event(
+        client, alice, "What does the quokka eat?", "What does the quokka eat for food, asked Sam."
+    )
+    answer_text = "Eucalyptus leaves were the food."
+    answer = save_event(client, alice, answer_text, answer_text, prev_event_id=question)
+    other = save_event(client, alice, "Food trucks.", "Food trucks.")
+
+    def order() -> list[str]:
+        hits = tool(client, alice, "search_memory", {"query": "quokka food"}).json()["hits"]
+        return [h["event_id"] for h in hits]
+
+    # Alone, the shorter "Food trucks." scores higher on BM25; beside the question, the answer overtakes it.
+    assert order() == [question, answer, other]
+    monkeypatch.setattr(search_selectors, "NEIGHBOUR_WEIGHT", 0.0)
+    assert order() == [question, other, answer]
