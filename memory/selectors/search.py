@@ -12,6 +12,7 @@ import math
 import re
 import uuid
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -21,7 +22,7 @@ from django.db.models import BooleanField, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from accounts.models import AccessKey, Member
-from memory.embedding import EmbedderUnavailable, get_embedder
+from memory.embedding import Embedder, EmbedderUnavailable, get_embedder
 from memory.models import Entity, EntityRename, Layer, LinkKind, Memory, MemoryEntity, MemoryLink, Visibility
 from memory.selectors.visibility import memories_visible
 from memory.services.memories import fold
@@ -327,6 +328,14 @@ def with_neighbours(scores: dict[uuid.UUID, float], weight: float | None = None)
     return {pk: value + weight * best.get(pk, 0.0) for pk, value in scores.items()}
 
 
+_QUERY_EMBEDDING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="query-embedding")
+
+
+def _embed_query(query: str) -> tuple[Embedder, list[float]]:
+    embedder = get_embedder()
+    return embedder, embedder.embed_query(query)
+
+
 def hybrid_rank(
     *,
     memories: QuerySet[Memory],
@@ -335,6 +344,9 @@ def hybrid_rank(
     project_ids: Sequence[uuid.UUID] | None = None,
 ) -> Ranked:
     """``project_ids``: where the text channel's statistics come from (None: the whole enterprise)."""
+    # The query is embedded on another thread while the text channel's SQL runs (the embedder releases
+    # the GIL), so the two costs overlap instead of adding up.
+    embedding = _QUERY_EMBEDDING.submit(_embed_query, query)
     found: dict[str, list[tuple[uuid.UUID, float]]] = {
         "text": _text_channel(memories, query, depth, project_ids=project_ids)
     }
@@ -343,8 +355,7 @@ def hybrid_rank(
     cosines: dict[uuid.UUID, float] = {}
     embedder_name = None
     try:
-        embedder = get_embedder()
-        vector = embedder.embed_query(query)
+        embedder, vector = embedding.result()
     except EmbedderUnavailable as exc:
         vector_error = str(exc)
         logger.warning("vector channel unavailable: %s", exc)
