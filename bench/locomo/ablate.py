@@ -23,6 +23,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,14 +37,28 @@ DEPTH = 100
 TUNE = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")
 
 
+def _cache_path(texts: Sequence[str], model: str) -> Path:
+    digest = hashlib.sha256(("\x00".join(texts) + model).encode()).hexdigest()[:16]
+    return OUT / f"vectors-{digest}.npy"
+
+
+def cached_vectors(texts: Sequence[str]) -> tuple[np.ndarray, str] | None:
+    """The cached vectors of exactly these texts by the default embedder, if a run left them."""
+    from memory.embedding import get_embedder
+
+    name = get_embedder().name
+    path = _cache_path(texts, name)
+    return (np.load(path), name) if path.exists() else None
+
+
 def vectors_for(texts: Sequence[str]) -> tuple[np.ndarray, str]:
     from memory.embedding import get_embedder
 
     embedder = get_embedder()
-    digest = hashlib.sha256(("\x00".join(texts) + embedder.name).encode()).hexdigest()[:16]
-    path = OUT / f"vectors-{digest}.npy"
-    if path.exists():
-        return np.load(path), embedder.name
+    cached = cached_vectors(texts)
+    if cached is not None:
+        return cached
+    path = _cache_path(texts, embedder.name)
     start = time.perf_counter()
     rows: list[list[float]] = []
     for i in range(0, len(texts), 64):

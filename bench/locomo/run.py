@@ -182,6 +182,33 @@ def wait_for_vectors(tenant: BenchTenant, *, timeout_s: float) -> tuple[float, l
         time.sleep(1.0)
 
 
+def prefill_vectors(tenant: BenchTenant, convs: Sequence[Conversation]) -> int:
+    """Vectors bench.locomo.ablate cached for the same texts with the same embedder, written as the
+    archivist writes them (embedding, model, dimension); the rest are left to the reindex. Returns how
+    many were filled. The vectors are the embedder's own output: this only skips recomputing them."""
+    from accounts.tenancy import tenant_context
+    from bench.locomo.ablate import cached_vectors
+    from memory.models import Memory
+    from memory.tasks import embedding_text
+
+    texts = [f"{t.text[:500]}\n{t.text}".strip() for c in convs for t in c.turns]
+    cached = cached_vectors(texts)
+    if cached is None:
+        return 0
+    matrix, model = cached
+    by_text = {text: row for text, row in zip(texts, matrix, strict=True)}
+    filled = 0
+    with tenant_context(enterprise_id=tenant.enterprise_id, door="bench"):
+        for memory in Memory.objects.filter(embedding__isnull=True):
+            row = by_text.get(embedding_text(memory))
+            if row is None:
+                continue
+            memory.embedding, memory.embedding_model, memory.embedding_dim = row.tolist(), model, len(row)
+            memory.save(update_fields=["embedding", "embedding_model", "embedding_dim"])
+            filled += 1
+    return filled
+
+
 def reindex_in_process(tenant: BenchTenant) -> float:
     from accounts.tenancy import tenant_context
     from memory.services.maintenance import embedding_reindex
@@ -422,6 +449,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="save turns without prev_event_id (by default a turn continues its session's previous turn)",
     )
+    parser.add_argument(
+        "--cached-vectors",
+        action="store_true",
+        help="with --archivist reindex: reuse the vectors bench.locomo.ablate cached for identical texts",
+    )
     parser.add_argument("--no-analysis", action="store_true")
     parser.add_argument("--no-passive-pass", action="store_true")
     parser.add_argument("--vector-timeout", type=float, default=1800.0)
@@ -506,6 +538,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "curve": curve[:: max(1, len(curve) // 60)],
             }
         elif args.archivist == "reindex":
+            if args.cached_vectors:
+                vectors["prefilled_from_cache"] = prefill_vectors(tenant, convs)
             drain_s = reindex_in_process(tenant)
             vectors |= {
                 "reindex_s": drain_s,

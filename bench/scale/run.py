@@ -119,7 +119,19 @@ def embed_sample(turns: Sequence[SampleTurn], seed: int) -> tuple[Matrix, str, f
         return np.load(cache), embedder.name, 0.0
     texts = [embedding_text(Memory(summary=t.text[:500], content=t.text)) for t in turns]
     start = time.perf_counter()
-    matrix = np.asarray(embedder.embed_passages(texts), dtype=np.float32)
+    # Vectors bench.locomo.ablate cached for every LoCoMo turn (same text, same embedder) are reused.
+    from bench.locomo.ablate import cached_vectors
+
+    convs, _ = load(DEFAULT_DATA)
+    all_texts = [embedding_text(Memory(summary=t.text[:500], content=t.text)) for c in convs for t in c.turns]
+    known = cached_vectors(all_texts)
+    by_text = dict(zip(all_texts, known[0], strict=True)) if known is not None else {}
+    missing = [text for text in texts if text not in by_text]
+    if missing:
+        by_text.update(
+            zip(missing, np.asarray(embedder.embed_passages(missing), dtype=np.float32), strict=True)
+        )
+    matrix = np.asarray([by_text[text] for text in texts], dtype=np.float32)
     took = time.perf_counter() - start
     OUT.mkdir(parents=True, exist_ok=True)
     np.save(cache, matrix)

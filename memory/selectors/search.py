@@ -32,7 +32,7 @@ logger = logging.getLogger(__name__)
 # Fusion weights and the neighbour weight were chosen on LoCoMo's tuning conversations (conv-26 … conv-43)
 # and confirmed on the other five (bench/locomo/ablate.py; docs/memory.md, "Ranking").
 WEIGHTS = {"text": 1.0, "vector": 0.75, "entity": 0.25}
-NEIGHBOUR_WEIGHT = 0.3
+NEIGHBOUR_WEIGHT = 0.5
 CHANNEL_DEPTH = 100
 VECTOR_DIM = 384
 _WORD = re.compile(r"\w+", re.UNICODE)
