@@ -233,7 +233,7 @@ def test_watch_a_guard_rescan_progress(ui: UI) -> None:
 
 def test_the_other_pages_by_role(ui: UI) -> None:
     page = ui.page(ui.world.alice)
-    for name, link in (("projects", "Projects"), ("audit", "Audit"), ("usage", "Usage")):
+    for name, link in (("projects", "Projects"), ("audit", "Audit"), ("usage", "Usage"), ("tools", "Tools")):
         page.click(f"nav >> text={link}")
         expect(page.locator("h1")).to_be_visible()
         shoot(page, name)
