@@ -24,6 +24,8 @@ from typing import Any
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from config.env import env_int
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 DEFAULT_PGDATA = BASE_DIR / "var" / "pg"
 DATABASE_NAME = "mnemos"
@@ -121,6 +123,15 @@ def database_settings() -> dict[str, Any]:
         conf["CONN_MAX_AGE"] = 0
         # pytest-django must not create test_* databases: the test cluster is throwaway.
         conf["TEST"] = {"NAME": conf["NAME"]}
+    pool_size = env_int("MNEMOS_DB_POOL", 0)
+    if pool_size > 0:
+        # The web server's app-role connections from a psycopg pool: under ASGI every request runs
+        # in a new thread, so without it each request opens a connection, and a fresh backend
+        # spends more CPU warming its caches than the request's statements take. Every setting
+        # the app makes is transaction-local (set_config(..., true), SET LOCAL), so a pooled
+        # connection carries nothing from one tenant's request to the next. Not for processes
+        # that fork after connecting (the Celery worker).
+        app["OPTIONS"]["pool"] = {"min_size": 2, "max_size": pool_size, "timeout": 30}
     return {"default": app, "owner": owner}
 
 

@@ -7,8 +7,11 @@ batch; the rate-limit window is pruned once a minute, not on every call.
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 
+import httpx
+import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -16,6 +19,7 @@ from django.utils import timezone
 from accounts.models import AccessKey, Plan
 from memory.dispatch import tool_dispatch
 from memory.models import Entity, Memory, MemoryEntity, MemoryTag, Tag, ToolCallWindow
+from tests.live import running_web
 from tests.memory.helpers import archive, ctx, tool
 
 
@@ -196,3 +200,36 @@ def test_a_key_used_within_the_minute_is_not_touched_again(world, alice, django_
     with ctx(world):
         AccessKey.objects.filter(pk=key.pk).update(last_used_at=timezone.now())
     assert jobs_of_a_save("second") == ["memory.archivist_process"]
+
+
+@pytest.mark.live
+def test_a_pooled_web_server_keeps_tenants_apart(committed_world, django_db_blocker, monkeypatch):
+    """Pooled connections serve one tenant after another: nothing of the last request's tenant stays."""
+    world = committed_world
+    _, alice_secret = world.alice.keys[world.a.enterprise.slug]
+    _, bob_secret = world.bob.keys[world.b.enterprise.slug]
+    marker = f"poolmarker{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("MNEMOS_DB_POOL", "2")  # the server process's settings read it
+    with django_db_blocker.unblock(), running_web() as base, httpx.Client(base_url=base, timeout=60) as http:
+
+        def call(secret: str, name: str, arguments: dict) -> dict:
+            response = http.post(
+                f"/v1/tools/{name}", json=arguments, headers={"Authorization": f"Bearer {secret}"}
+            )
+            assert response.status_code == 200, response.text
+            return dict(response.json())
+
+        call(
+            alice_secret,
+            "save_memory",
+            {"summary": f"{marker} in A", "entities": [], "content": f"{marker} in A"},
+        )
+        for _ in range(6):  # more requests than pooled connections, tenants alternating
+            for secret, enterprise, sees in (
+                (alice_secret, world.a.enterprise, 1),
+                (bob_secret, world.b.enterprise, 0),
+            ):
+                who = http.get("/v1/whoami", headers={"Authorization": f"Bearer {secret}"}).json()
+                assert who["tenant_id"] == str(enterprise.pk)
+                hits = call(secret, "search_memory", {"query": marker, "top_k": 5})["hits"]
+                assert len(hits) == sees

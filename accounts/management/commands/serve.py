@@ -98,6 +98,8 @@ class Command(BaseCommand):
         )
 
     def _web(self, host: str, port: int) -> subprocess.Popen[bytes]:
+        # The web server draws its connections from a pool (docs/write-path.md); the worker does not.
+        env = {**self._env(), "MNEMOS_DB_POOL": os.environ.get("MNEMOS_DB_POOL", "8")}
         return subprocess.Popen(
             [
                 sys.executable,
@@ -111,7 +113,7 @@ class Command(BaseCommand):
                 "--log-level",
                 "warning",
             ],
-            env=self._env(),
+            env=env,
             start_new_session=True,
         )
 
