@@ -38,7 +38,12 @@ class Command(BaseCommand):
         parser.add_argument("--host", default=os.environ.get("MNEMOS_HOST", "127.0.0.1"))
         parser.add_argument("--port", type=int, default=int(os.environ.get("MNEMOS_PORT", "8000")))
         parser.add_argument("--no-demo", action="store_true", help="do not create the demo enterprises")
-        parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
+        parser.add_argument(
+            "--concurrency",
+            type=int,
+            default=1,
+            help="worker processes (one suits two cores: the embedder keeps it busy)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         bootstrap_database()
