@@ -284,12 +284,23 @@ def ask_all(
 # --------------------------------------------------------------------------- BM25 baseline
 
 
-def bm25_rankings(convs: Sequence[Conversation]) -> tuple[dict[tuple[str, str], list[str]], list[float]]:
-    """rank-bm25's BM25Okapi: top 100 turn ids per (conversation, question), and per-query ms."""
+def bm25_class() -> Any:
+    """rank-bm25's BM25Okapi when installed, else bench/embeddings' re-implementation of its scores."""
     try:
         from rank_bm25 import BM25Okapi
-    except ImportError as exc:  # not a product dependency
-        raise SystemExit("the BM25 baseline needs rank-bm25: .venv/bin/pip install rank-bm25==0.2.2") from exc
+    except ImportError:  # not a product dependency
+        from bench.embeddings.run import BM25Okapi as Same
+
+        class BM25Okapi(Same):  # type: ignore[no-redef]
+            def get_scores(self, query: Sequence[str]) -> Any:
+                return self.scores(query)
+
+    return BM25Okapi
+
+
+def bm25_rankings(convs: Sequence[Conversation]) -> tuple[dict[tuple[str, str], list[str]], list[float]]:
+    """rank-bm25's BM25Okapi: top 100 turn ids per (conversation, question), and per-query ms."""
+    BM25Okapi = bm25_class()
     out: dict[tuple[str, str], list[str]] = {}
     latencies: list[float] = []
     for conv in convs:
@@ -327,7 +338,7 @@ def analyse(
 
     embedder = get_embedder()
     stem = stem_tokenizer()
-    from rank_bm25 import BM25Okapi
+    BM25Okapi = bm25_class()
 
     channels: dict[tuple[str, str], dict[str, list[str]]] = {}
     timings: dict[str, list[float]] = defaultdict(list)
