@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, ViewportSize, expect, sync_playwright
 
 from accounts.models import Member
 from accounts.tenancy import tenant_context
@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.live]
 
 CHROMIUM = os.environ.get("MNEMOS_CHROMIUM", "/usr/bin/chromium")
 SHOTS = ROOT / "docs" / "console"
-VIEWPORT = {"width": 1280, "height": 860}
+VIEWPORT: ViewportSize = {"width": 1280, "height": 860}
 
 
 @dataclass
@@ -215,7 +215,7 @@ def test_watch_a_guard_rescan_progress(ui: UI) -> None:
     page.click("nav >> text=Guard")
     expect(page.locator("table")).to_contain_text("rejected")
     page.get_by_role("button", name=re.compile("^Re-scan with rules")).click()
-    states = []
+    states: list[str] = []
     state = page.locator("#rescan-state")
     for _ in range(120):
         text = state.inner_text()

@@ -232,4 +232,6 @@ def test_a_pooled_web_server_keeps_tenants_apart(committed_world, django_db_bloc
                 who = http.get("/v1/whoami", headers={"Authorization": f"Bearer {secret}"}).json()
                 assert who["tenant_id"] == str(enterprise.pk)
                 hits = call(secret, "search_memory", {"query": marker, "top_k": 5})["hits"]
-                assert len(hits) == sees
+                # Hybrid search also ranks the tenant's other memories (the vector channel always has
+                # neighbours), so what is counted is the marker: A sees its one save, B never sees it.
+                assert sum(marker in hit["summary"] for hit in hits) == sees

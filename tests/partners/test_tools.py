@@ -277,8 +277,8 @@ def test_list_partner_links_query_count_does_not_grow_with_links(client, world, 
     assert body["count"] == 3
 
 
-def _args(name: str, link_id: str) -> dict:
-    return {
+def _args(name: str, link_id: str) -> dict[str, object]:
+    arguments: dict[str, dict[str, object]] = {
         "search_partner_memory": {"sentence": "What is there?", "link_id": link_id},
         "get_partner_memory_content": {"event_id": str(uuid.uuid4()), "link_id": link_id},
         "find_partner_memory_connections": {"sentence": "What is there?", "link_id": link_id},
@@ -287,7 +287,8 @@ def _args(name: str, link_id: str) -> dict:
             "query": "START a = events(text: $q) RETURN a",
             "params": {"q": "x"},
         },
-    }[name]
+    }
+    return arguments[name]
 
 
 @pytest.mark.parametrize(
