@@ -147,6 +147,19 @@ def with_neighbours(scores: dict[str, float], prev: dict[str, str], alpha: float
     return out
 
 
+def with_directed_neighbours(
+    scores: dict[str, float], prev: dict[str, str], from_prev: float, from_next: float
+) -> dict[str, float]:
+    """A candidate gains from_prev x its predecessor's score plus from_next x its successor's."""
+    nxt = {v: k for k, v in prev.items()}
+    return {
+        doc: value
+        + from_prev * scores.get(prev.get(doc, ""), 0.0)
+        + from_next * scores.get(nxt.get(doc, ""), 0.0)
+        for doc, value in scores.items()
+    }
+
+
 def score_fusion(ch: dict[str, Any], vector_weight: float) -> dict[str, float]:
     """Each channel's scores min-max normalised over its own list, then added with weights."""
     fused: dict[str, float] = defaultdict(float)
@@ -179,6 +192,15 @@ def variants(ch: dict[str, Any], prev: dict[str, str]) -> dict[str, list[str]]:
             out[f"score fusion: BM25 1 + vector {wv:g}, neighbours {alpha:g}"] = order(
                 with_neighbours(fused, prev, alpha)
             )
+        for boost in (0.1, 0.2, 0.3, 0.5):
+            named = {doc: value + boost * (doc in ch["named"]) for doc, value in fused.items()}
+            out[f"score fusion: BM25 1 + vector {wv:g}, named-entity boost {boost:g}, neighbours 0.5"] = (
+                order(with_neighbours(named, prev, 0.5))
+            )
+        for fp, fn in ((0.5, 0.25), (0.25, 0.5), (0.5, 0.5), (0.4, 0.4), (0.6, 0.3)):
+            out[f"score fusion: BM25 1 + vector {wv:g}, prev {fp:g} / next {fn:g}"] = order(
+                with_directed_neighbours(fused, prev, fp, fn)
+            )
         with_entity = dict(fused)
         for doc, value in linear(ent).items():
             with_entity[doc] = with_entity.get(doc, 0.0) + 0.25 * value
@@ -204,6 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from accounts.models import AccessKey, Member
     from accounts.tenancy import tenant_context
     from memory.embedding import get_embedder
+    from memory.models import MemoryEntity
     from memory.selectors import search as product
 
     embedder = get_embedder()
@@ -232,7 +255,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 vector = embedder.embed_query(q.text)
                 nearest = product._vector_channel(memories, vector, DEPTH)
                 t2 = time.perf_counter()
-                entity = product._entity_channel(memories, product.entities_in(q.text), DEPTH)
+                query_entities = product.entities_in(q.text)
+                entity = product._entity_channel(memories, query_entities, DEPTH)
                 t3 = time.perf_counter()
                 ranked = product.hybrid_rank(
                     memories=memories, query=q.text, depth=DEPTH, project_ids=scope.project_ids
@@ -242,7 +266,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             timings["vector (with embedding)"].append((t2 - t1) * 1000)
             timings["entity"].append((t3 - t2) * 1000)
             timings["hybrid_rank"].append((t4 - t3) * 1000)
+            candidates = {pk for pk, _ in text} | {pk for pk, _ in nearest}
+            with tenant_context(enterprise_id=tenant.enterprise_id, door="bench"):
+                named = set(
+                    MemoryEntity.objects.filter(
+                        entity__in=query_entities, memory_id__in=candidates
+                    ).values_list("memory_id", flat=True)
+                )
             ch = {
+                "named": set(refs(list(named))),
                 "text": refs([pk for pk, _ in text]),
                 "text_scores": {turn_of[str(pk)]: s for pk, s in text},
                 "vector": refs([pk for pk, _ in nearest]),
