@@ -444,7 +444,8 @@ def query_partner_memory_graph(call: ToolCall, args: PartnerGraphIn) -> PartnerG
                     "link_id": str(link.link_id),
                     "reason": "query_rejected",
                     "detail": refused.error,
-                    "error": refused.error,
+                    # The seed: `error` repeats the reason code; the rejection's own words are the detail.
+                    "error": "query_rejected",
                     "blocked_by": refused.blocked_by,
                     "hint": refused.hint,
                     **refused.allowed,

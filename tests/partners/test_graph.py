@@ -105,7 +105,7 @@ def test_start_only_returns_home_events_and_rejections_carry_blocked_by(client, 
     assert [row[0]["id"] for row in body["rows"]] == [graph["home"]] and body["rows"][0][0]["side"] == "home"
     rejected = _rows(client, alice, link, query="MATCH (a) RETURN a")
     assert rejected["status"] == "error" and rejected["blocked_by"] in ("syntax", "grammar")
-    assert rejected["reason"] == "query_rejected"
+    assert rejected["reason"] == rejected["error"] == "query_rejected" and rejected["detail"]
 
 
 def test_graph_is_refused_through_a_provided_link(client, world, link, graph):
@@ -116,7 +116,7 @@ def test_graph_is_refused_through_a_provided_link(client, world, link, graph):
         "query_partner_memory_graph",
         {"link_id": str(link), "query": WALK, "params": {"name": "K8s"}},
     ).json()
-    assert body["status"] == "error" and body["reason"] == "principal_not_active"
+    assert body["status"] == "error" and body["reason"] == body["error"] == "principal_not_active"
 
 
 def test_find_partner_memory_connections_follows_aliases(client, world, alice, link, graph):
@@ -131,3 +131,76 @@ def test_find_partner_memory_connections_follows_aliases(client, world, alice, l
     (found,) = body["connections"]
     assert found["event_id"] == graph["remote"] and found["side"] == "remote"
     assert found["reached_by"][0]["via"] == "alias" and found["reached_by"][0]["from_event"] == graph["home"]
+
+
+def _alias(world, link) -> None:
+    with in_org(world, "a"):
+        partner_link_alias_add(
+            actor=admin_member(world, "a"), link_id=link, home_name="Kubernetes", partner_name="K8s"
+        )
+
+
+def test_next_and_member_of_stay_within_a_side(client, world, alice, link, graph):
+    _alias(world, link)
+    # The partner's aliased event has a tag and a successor; so has a home event sharing Kubernetes.
+    tagged = provider_event(
+        client, world, "Globex rolled K8s out", "rollout", entities=["K8s"], tags=["infra/rollout"]
+    )
+    provider_event(
+        client, world, "Globex then retired the VMs", "vms", entities=["VMs"], prev_event_id=tagged
+    )
+    upgrade = save_event(
+        client, alice, "Acme upgraded Kubernetes", "upgrade", entities=["Kubernetes"], tags=["infra/rollout"]
+    )
+    retired = save_event(
+        client, alice, "Acme then retired its VMs", "vms", entities=["VMs"], prev_event_id=upgrade
+    )
+    params = {"ids": [graph["home"]]}
+    reached = _rows(
+        client, alice, link, "START a = events(ids: $ids) MATCH (a)-[:SHARES]->(b) RETURN b", params
+    )
+    assert tagged in {row[0]["id"] for row in reached["rows"]}  # the walk does cross here
+    body = _rows(
+        client,
+        alice,
+        link,
+        "START a = events(ids: $ids) MATCH (a)-[:SHARES]->(b)-[:NEXT]->(c) RETURN b, c ORDER BY b.id",
+        params,
+    )
+    assert [(row[0]["id"], row[1]["id"], row[1]["side"]) for row in body["rows"]] == [
+        (upgrade, retired, "home")
+    ]
+    body = _rows(
+        client,
+        alice,
+        link,
+        "START a = events(ids: $ids) MATCH (a)-[:SHARES]->(b)-[:MEMBER_OF]->(t) RETURN b, t ORDER BY b.id",
+        params,
+    )
+    assert [row[0]["id"] for row in body["rows"]] == [upgrade]
+
+
+def test_the_walk_never_reaches_outside_the_exposure(client, world, alice, link, graph):
+    _alias(world, link)
+    hidden = provider_event(
+        client, world, "Globex private K8s notes", "private", entities=["K8s"], visibility="project"
+    )
+    walked = {row[0]["id"] for row in _rows(client, alice, link)["rows"]}
+    shared = _rows(
+        client,
+        alice,
+        link,
+        "START a = events(ids: $ids) MATCH (a)-[:SHARES]->(b) RETURN b",
+        {"ids": [graph["home"]]},
+    )
+    connected = tool(
+        client,
+        alice,
+        "find_partner_memory_connections",
+        {"sentence": "Acme moved staging to Kubernetes", "link_id": str(link)},
+    ).json()
+    assert graph["remote"] in walked and hidden not in walked
+    assert hidden not in {row[0]["id"] for row in shared["rows"]}
+    assert [c["event_id"] for c in connected["connections"]] == [graph["remote"]]
+    served = [i for e in audits(world, "b", "partner.serve") for i in e.details.get("read_ids", [])]
+    assert graph["remote"] in served and hidden not in served

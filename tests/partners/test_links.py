@@ -16,7 +16,9 @@ from partners.services.links import (
     partner_link_alias_remove,
     partner_link_consent,
     partner_link_contract_bump,
+    partner_link_expiry_set,
     partner_link_exposure_set,
+    partner_link_principal_set,
     partner_link_request,
     partner_link_resume,
     partner_link_revoke,
@@ -161,3 +163,49 @@ def test_exposure_is_the_providers_and_aliases_the_consumers(world, link):
     assert [e.details["partner_name"] for e in audits(world, "b", "partner.link.alias_add")] == ["K8s"]
     with in_org(world, "a"):
         assert not AuditEvent.objects.filter(enterprise_id=world.b.enterprise.pk).exists()
+
+
+SHARED_FIELDS = (
+    "status",
+    "contract_version",
+    "provider_consent_version",
+    "consumer_consent_version",
+    "expires_at",
+    "consumer_principal_active",
+    "was_activated",
+)
+
+
+def test_every_change_is_audited_on_both_sides_and_both_rows_agree(world, link):
+    later = timezone.now() + timedelta(days=3)
+    steps = [
+        ("a", "contract_bump", lambda m: partner_link_contract_bump(actor=m, link_id=link, version=2)),
+        ("b", "consent", lambda m: partner_link_consent(actor=m, link_id=link, version=2)),
+        ("a", "expiry", lambda m: partner_link_expiry_set(actor=m, link_id=link, expires_at=later)),
+        ("b", "principal", lambda m: partner_link_principal_set(actor=m, link_id=link, active=False)),
+        ("b", "exposure", lambda m: partner_link_exposure_set(actor=m, link_id=link, save_domains=["x"])),
+        (
+            "a",
+            "alias_add",
+            lambda m: partner_link_alias_add(actor=m, link_id=link, home_name="A", partner_name="B"),
+        ),
+        (
+            "a",
+            "alias_remove",
+            lambda m: partner_link_alias_remove(actor=m, link_id=link, home_name="A", partner_name="B"),
+        ),
+        ("b", "suspend", lambda m: partner_link_suspend(actor=m, link_id=link)),
+        ("a", "resume", lambda m: partner_link_resume(actor=m, link_id=link)),
+        ("b", "revoke", lambda m: partner_link_revoke(actor=m, link_id=link)),
+    ]
+    for slug, action, change in steps:
+        before = {side: len(audits(world, side, f"partner.link.{action}")) for side in ("a", "b")}
+        with in_org(world, slug):
+            change(admin_member(world, slug))
+        mine, theirs = (audits(world, side, f"partner.link.{action}") for side in ("a", "b"))
+        assert (len(mine), len(theirs)) == (before["a"] + 1, before["b"] + 1), action
+        assert mine[-1].details == theirs[-1].details, action
+        assert mine[-1].details["actor_org"] == str(getattr(world, slug).enterprise.pk)
+        consumer, provider = link_row(world, "a", link), link_row(world, "b", link)
+        assert [getattr(consumer, f) for f in SHARED_FIELDS] == [getattr(provider, f) for f in SHARED_FIELDS]
+    assert link_row(world, "a", link).status == "revoked"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from datetime import timedelta
 
 import psycopg
@@ -316,7 +317,7 @@ def test_another_tenants_link_is_exactly_as_missing_as_no_link(client, world, li
     foreign = tool(client, secret, name, _args(name, str(link))).json()
     missing = tool(client, secret, name, _args(name, str(uuid.uuid4()))).json()
     assert foreign == missing
-    assert foreign["status"] == "error" and foreign["reason"] == "link_not_found"
+    assert foreign["status"] == "error" and foreign["reason"] == foreign["error"] == "link_not_found"
 
 
 def test_top_n_is_server_capped_at_50(client, world, alice, link):
@@ -331,3 +332,95 @@ def test_top_n_is_server_capped_at_50(client, world, alice, link):
     assert tool(client, alice, "search_partner_memory", {**args, "top_n": 500}).json()["count"] == 50
     assert tool(client, alice, "search_partner_memory", {**args, "top_n": 3}).json()["count"] == 3
     assert tool(client, alice, "search_partner_memory", args).json()["count"] == 10  # the default
+
+
+READ_TOOLS = [
+    "search_partner_memory",
+    "get_partner_memory_content",
+    "find_partner_memory_connections",
+    "query_partner_memory_graph",
+]
+
+
+def _stored(world, slug: str) -> tuple[dict[str, object], Counter[str]]:
+    """What a read could write: every memory and link table (rows and their last change), and the audit."""
+    from memory.models import Entity, EntityCooccurrence, MemoryEntity, MemoryLink, MemoryTag, Tag, TermStat
+    from partners.models import PartnerEntityAlias, PartnerLink
+
+    with in_org(world, slug):
+        tables: dict[str, object] = {
+            m.__name__: m.objects.count()
+            for m in (Memory, Entity, MemoryEntity, Tag, MemoryTag, MemoryLink, EntityCooccurrence, TermStat)
+        }
+        tables["memory_rows"] = sorted(
+            Memory.objects.values_list("pk", "status", "visibility", "forgotten_at")
+        )
+        tables["links"] = sorted(PartnerLink.objects.values_list("pk", "updated_at", "status"))
+        tables["aliases"] = PartnerEntityAlias.objects.count()
+        return tables, Counter(AuditEvent.objects.values_list("action", flat=True))
+
+
+@pytest.mark.parametrize("name", READ_TOOLS)
+def test_no_partner_read_writes_anything_but_its_audit(client, world, alice, link, name):
+    from partners.services.links import partner_link_alias_add
+
+    save_event(client, alice, "Acme moved staging to Kubernetes", "k8s", entities=["Kubernetes"])
+    event = provider_event(client, world, "Globex runs K8s in production", "k8s", entities=["K8s"])
+    with in_org(world, "a"):
+        partner_link_alias_add(
+            actor=admin_member(world, "a"), link_id=link, home_name="Kubernetes", partner_name="K8s"
+        )
+    sentence = "Acme moved staging to Kubernetes"
+    args = {
+        "search_partner_memory": {"sentence": sentence, "link_id": str(link)},
+        "get_partner_memory_content": {"event_id": event, "link_id": str(link)},
+        "find_partner_memory_connections": {"sentence": sentence, "link_id": str(link)},
+        "query_partner_memory_graph": {
+            "link_id": str(link),
+            "query": "START a = events(entity: $n, k: 5) MATCH (a)-[:SHARES]->(b) RETURN b",
+            "params": {"n": "Kubernetes"},
+        },
+    }[name]
+    before = {slug: _stored(world, slug) for slug in ("a", "b")}
+    body = tool(client, alice, name, args).json()
+    assert body["status"] == "ok", body
+    after = {slug: _stored(world, slug) for slug in ("a", "b")}
+    for slug in ("a", "b"):
+        assert after[slug][0] == before[slug][0], slug
+    assert after["a"][1] - before["a"][1] == Counter({"tool.call": 1, "partner.read": 1})
+    written_b = after["b"][1] - before["b"][1]
+    assert set(written_b) == {"partner.serve"} and written_b["partner.serve"] >= 1
+
+
+def test_the_provider_checks_its_own_row_too(client, world, alice, link):
+    """The consumer's row says active; the provider's (on a remote deployment, its only one) says not."""
+    from partners.models import PartnerLink
+
+    args = {"sentence": "What is there?", "link_id": str(link)}
+    with in_org(world, "b"):
+        PartnerLink.objects.filter(link_id=link).update(status="suspended")
+    body = tool(client, alice, "search_partner_memory", args).json()
+    assert body["status"] == "error" and body["reason"] == body["error"] == "link_not_active"
+    (served,) = audits(world, "b", "partner.serve")
+    assert served.details["ok"] is False and served.details["reason"] == "link_not_active"
+    (read,) = audits(world, "a", "partner.read")
+    assert read.details["ok"] is False and read.details["reason"] == "link_not_active"
+
+
+def test_a_link_exposes_nothing_until_the_provider_opens_something_and_never_the_role_layer(
+    client, world, alice, link
+):
+    from memory.models import Layer
+
+    shared = provider_event(client, world, "Globex Kubernetes roadmap", "roadmap k8s")
+    role = provider_event(client, world, "Globex Kubernetes role notes", "role k8s")
+    with in_org(world, "b"):
+        Memory.objects.filter(pk=role).update(layer=Layer.ROLE)
+    args = {"sentence": "What does Globex know about Kubernetes?", "link_id": str(link)}
+    assert [h["event_id"] for h in tool(client, alice, "search_partner_memory", args).json()["hits"]] == [
+        shared
+    ]
+    with in_org(world, "b"):
+        partner_link_exposure_set(actor=admin_member(world, "b"), link_id=link)
+    body = tool(client, alice, "search_partner_memory", args).json()
+    assert body["status"] == "ok" and body["hits"] == [] and body["count"] == 0
