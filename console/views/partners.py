@@ -85,11 +85,6 @@ def link_summary(state: PartnerLinkState) -> tuple[bool, str]:
         return False, f"The link is {state.status}."
     if state.expires_at is not None and state.expires_at <= timezone.now():
         return False, "The link has expired."
-    if missing:
-        return (
-            False,
-            f"Waiting for consent at contract version {state.required_version} from {' and '.join(missing)}.",
-        )
     if not state.consumer_principal_active:
         return False, "The consuming side has switched reading through this link off."
     if state.side == "consumer" and state.blocked_reason == "remote_org_unavailable":

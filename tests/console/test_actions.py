@@ -12,7 +12,7 @@ from accounts.services.keys import access_key_digest
 from accounts.services.targets import project_publish
 from memory.guard import RULES_VERSION
 from memory.models import GuardEvent, Memory
-from tests.memory.helpers import ctx, tool
+from tests.memory.helpers import archive, ctx, tool
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -227,6 +227,29 @@ def test_create_a_key_shown_once(client, console):
     assert tool(client, secret, "search", {"query": "deploy"}).status_code == 200
     again = client.get("/console/keys/").content.decode()
     assert secret not in again and key.prefix in again
+
+
+def test_a_keys_last_use_is_shown(client, console, django_capture_on_commit_callbacks):
+    from accounts.tasks import access_key_touch_task
+
+    key = console.dave.keys["acme"][0]
+    client.force_login(console.dave.user)
+    row = f'<tr id="key-{key.pk}"'
+    assert (
+        "<td>never</td>" in client.get("/console/keys/").content.decode().split(row, 1)[1].split("</tr>")[0]
+    )
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        assert tool(client, console.dave_secret, "search", {"query": "deploy"}).status_code == 200
+    touches = [
+        c.keywords["kwargs"]
+        for c in callbacks
+        if getattr(c, "func", None) == access_key_touch_task.apply_async
+    ]
+    assert len(touches) == 1 and access_key_touch_task.apply(kwargs=touches[0]).successful()
+    with ctx(console.world):
+        used = AccessKey.objects.get(pk=key.pk).last_used_at
+    shown = client.get("/console/keys/").content.decode().split(row, 1)[1].split("</tr>")[0]
+    assert used is not None and f"<td>{used:%Y-%m-%d %H:%M}</td>" in shown and "<td>never</td>" not in shown
 
 
 def test_key_form_errors_in_place(client, console):
@@ -478,3 +501,73 @@ def test_usage_against_the_plan(client, console):
     assert f"3 of {plan.max_memories_per_enterprise} in the enterprise" in page
     assert escape(plan.name) in page and "Active" in page
     assert "Calls this minute" in page
+    # The fixture's three saves are alpha's calls in the last five minutes.
+    alpha = page.split("<td>Alpha ", 1)[1].split("</tr>", 1)[0]
+    assert alpha.rstrip().endswith("<td>3</td>")
+
+
+def test_usage_shows_a_subscription_in_grace(client, console):
+    from accounts.services.enterprises import enterprise_set_subscription
+
+    with ctx(console.world):
+        enterprise_set_subscription(enterprise=console.world.a.enterprise, state="grace")
+    client.force_login(console.world.bob.user)
+    page = client.get("/console/usage/").content.decode()
+    assert "Grace period: agents can read but not save" in page and 'class="pill warn"' in page
+
+
+def test_a_memory_page_shows_derived_from_and_the_archivists_relations(client, console):
+    world = console.world
+    source = console.memory_ids[2]
+    first = tool(
+        client,
+        console.alice_secret,
+        "remember",
+        {"content": "Staging runs on systemd.", "fact_key": "runtime"},
+    ).json()["id"]
+    second = tool(
+        client,
+        console.alice_secret,
+        "remember",
+        {"content": "Staging runs on docker.", "fact_key": "runtime", "derived_from": [source]},
+    ).json()["id"]
+    archive(world, first, second)
+    client.force_login(world.alice.user)
+    page = client.get(f"/console/memories/{second}/").content.decode()
+    derived = page.split("<h3>Derived from</h3>", 1)[1].split("<h3>", 1)[0]
+    assert f'href="/console/memories/{source}/">Staging database is refreshed nightly</a>' in derived
+    relations = page.split("<h3>Relations (archivist)</h3>", 1)[1]
+    assert '<span class="pill warn">conflict</span>' in relations
+    assert f'href="/console/memories/{first}/"' in relations
+    assert "No relations yet" not in relations
+    # Forgetting the source leaves a count in its place, never its text.
+    client.post(f"/console/memories/{source}/forget/", {"reason": "replaced"})
+    after = client.get(f"/console/memories/{second}/").content.decode()
+    assert "1 source you may not see, or forgotten" in after and "Staging database" not in after
+
+
+def test_the_other_filters_narrow_the_list(client, console):
+    world = console.world
+    folder = tool(
+        client,
+        console.alice_secret,
+        "remember",
+        {"content": "Runbook for the notes folder", "workspace": "notes", "scope": "runbooks"},
+    ).json()["id"]
+    client.force_login(world.alice.user)
+
+    def listed(**query: str) -> str:
+        response = client.get("/console/memories/", query)
+        assert response.status_code == 200
+        return response.content.decode()
+
+    assert "Runbook for the notes folder" in listed(workspace="notes")
+    assert "blue pipeline" not in listed(workspace="notes")
+    assert "Nothing matches" in listed(workspace="no-such-folder")
+    assert "Nothing matches" in listed(layer="role")
+    assert "blue pipeline" in listed(layer="project")
+    assert "Runbook for the notes folder" in listed(scope="runbooks")
+    assert "blue pipeline" not in listed(scope="runbooks")
+    assert "Nothing matches" in listed(project=str(world.a.other_project.pk))
+    assert "Runbook for the notes folder" in listed(project=str(world.a.project.pk), since="2001-01-01")
+    assert folder in listed(q="runbook notes folder", workspace="notes")

@@ -314,6 +314,10 @@ def test_screenshots_exist() -> None:
         "audit",
         "usage",
         "enterprises",
+        "project",
+        "tools",
+        "partners",
+        "partner",
     ):
         assert (SHOTS / f"{name}.png").stat().st_size > 5_000, name
     assert isinstance(SHOTS, Path)

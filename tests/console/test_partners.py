@@ -154,3 +154,22 @@ def test_partner_pages_query_counts(client, console, django_assert_num_queries, 
         client.get(page)
         with django_assert_num_queries(door + queries):
             assert client.get(page).status_code == status
+
+
+def test_htmx_swaps_the_link_page_in_place(client, console):
+    """With htmx a change answers the link's page (no redirect); a refusal shows its error there."""
+    world = console.world
+    url = _request(client, console)
+    page = client.get(url).content.decode()
+    assert 'hx-boost="true" hx-target="#link-page" hx-select="#link-page"' in page
+    done = client.post(url, {"action": "consent"}, HTTP_HX_REQUEST="true")
+    text = done.content.decode()
+    assert done.status_code == 200 and 'id="link-page"' in text
+    assert "Waiting for consent at contract version 1 from the partner." in text
+    refused = client.post(
+        url, {"action": "alias_add", "home_name": "Dana", "partner_name": "D."}, HTTP_HX_REQUEST="true"
+    )
+    assert refused.status_code == 403 and 'id="link-page"' in refused.content.decode()
+    assert 'id="action-error">only the consumer side may alias entities' in refused.content.decode()
+    with ctx(world):
+        assert AuditEvent.objects.filter(action="partner.link.consent").count() == 1

@@ -156,3 +156,33 @@ def test_the_tools_page_lists_the_registry(client, world):
     assert client.get("/console/tools/").status_code == 302
     client.force_login(world.charlie.user)
     assert client.get("/console/tools/").status_code == 404
+
+
+def test_switching_while_main_is_paused_turns_it_back_on(client, world, alice_links):
+    client.force_login(world.alice.user)
+    client.post("/console/main/", {"paused": "1"})
+    page = client.get(alice_links["beta"]).content.decode()
+    assert "alpha (paused)" in page and "(Main turned back on)" in page
+    client.post(alice_links["beta"])
+    member = _member(world)
+    assert (member.main_project.slug, member.main_paused) == ("beta", False)
+
+
+# role -> (status, queries beyond the door's): each opens their own link to alpha, the outsider alice's.
+# A member or an auditor costs the object-permission check (the member may save, the auditor may not).
+SWITCH_PAGE = {"admin": (200, 4), "member": (200, 6), "auditor": (200, 6), "outsider": (404, 0)}
+
+
+@pytest.mark.parametrize("role", list(SWITCH_PAGE))
+def test_the_switch_page_query_counts(client, console, django_assert_num_queries, role):
+    from tests.console.test_pages import _door_queries
+
+    person = console.person(role)
+    owner = console.world.alice if role == "outsider" else person
+    url = _links(client, owner.keys[console.world.a.enterprise.slug][1])["alpha"]
+    status, queries = SWITCH_PAGE[role]
+    client.force_login(person.user)
+    door = _door_queries(client)
+    client.get(url)
+    with django_assert_num_queries(door + queries):
+        assert client.get(url).status_code == status
