@@ -10,6 +10,8 @@ from accounts.tenancy import current_tenant
 from memory.guard import RULES_VERSION, GuardResult, guard_check
 from memory.models import GuardEvent
 
+POISONING_RULE = "poisoning"
+
 
 class GuardRejected(Unprocessable):
     """Poisoning: nothing is stored, and a guard event is recorded after the rollback."""
@@ -26,6 +28,8 @@ class GuardRejected(Unprocessable):
             action="reject",
             access_key=ctx.access_key,
             tool=self.tool,
+            # The rule that refused it, so filtering the guard's events by rule finds rejections too.
+            rules=[POISONING_RULE],
             reason=f"{self.field_name}: {self.reason}"[:500],
             rules_version=RULES_VERSION,
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
+from django.contrib.humanize.templatetags.humanize import intcomma
 from django.utils.html import escape
 
 from accounts.models import AccessKey, AuditEvent, JobRun, Project, Team
@@ -418,6 +419,8 @@ def test_forget_by_role(client, console):
     client.force_login(world.charlie.user)
     assert client.post(f"/console/memories/{memory_id}/forget/").status_code == 404
     client.force_login(console.dave.user)
+    # Forgetting asks first in a browser (htmx's confirm); without JavaScript the form simply posts.
+    assert 'hx-confirm="Forget this memory?' in client.get(f"/console/memories/{memory_id}/").content.decode()
     done = client.post(f"/console/memories/{memory_id}/forget/", {"reason": "outdated"})
     assert done.status_code == 200 and b"Forgotten" in done.content
     assert _audit(world, "memory.forget")[-1].details["reason"] == "outdated"
@@ -444,6 +447,8 @@ def test_guard_shows_rejections_and_redactions(client, console):
     assert RULES_VERSION in page and "Re-scan with rules" in page
     only = client.get("/console/guard/", {"action": "reject"}).content.decode()
     assert "rejected" in only and ">redacted<" not in only
+    by_rule = client.get("/console/guard/", {"rule": "poisoning"}).content.decode()
+    assert "rejected" in by_rule and ">redacted<" not in by_rule
     client.force_login(world.bob.user)
     assert "Re-scan with rules" not in client.get("/console/guard/").content.decode()
 
@@ -498,7 +503,7 @@ def test_usage_against_the_plan(client, console):
     client.force_login(console.dave.user)
     page = client.get("/console/usage/").content.decode()
     plan = world.a.enterprise.plan
-    assert f"3 of {plan.max_memories_per_enterprise} in the enterprise" in page
+    assert f"3 of {intcomma(plan.max_memories_per_enterprise)} in the enterprise" in page
     assert escape(plan.name) in page and "Active" in page
     assert "Calls this minute" in page
     # The fixture's three saves are alpha's calls in the last five minutes.

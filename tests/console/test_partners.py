@@ -108,6 +108,7 @@ def test_exposure_aliases_and_the_lifecycle(client, console):
     )
     shown = client.get(url).content.decode()
     assert "Alpha (alpha)" in shown.split('id="exposure"', 1)[1].split("</dl>", 1)[0]
+    assert 'hx-confirm="Revoke the link with' in shown  # revoking is final: the browser asks first
     refused = client.post(url, {"action": "alias_add", "home_name": "Dana", "partner_name": "D."})
     assert refused.status_code == 403 and b"only the consumer side may alias entities" in refused.content
     _as_b(client, world)
