@@ -121,3 +121,26 @@ def test_a_sequence_neighbour_of_a_strong_match_moves_up(client, world, alice, m
     assert order() == [question, answer, other]
     monkeypatch.setattr(search_selectors, "NEIGHBOUR_WEIGHT", 0.0)
     assert order() == [question, other, answer]
+
+
+def test_a_match_involving_an_entity_the_query_names_moves_up(client, world, alice, monkeypatch):
+    """The named-entity boost applies among matches, even for an entity too frequent for its own channel."""
+    dana = save_event(client, alice, "The quokka ate leaves.", "The quokka ate leaves.", entities=["Dana"])
+    save_event(client, alice, "Went home.", "Went home early.", entities=["Dana"])
+    sam = save_event(
+        client, alice, "The quokka ate leaves, quokka.", "The quokka ate leaves, quokka.", entities=["Sam"]
+    )
+    long = "The zoo's report for the whole long summer season listed one quokka among many other animals."
+    save_event(client, alice, long, long, entities=["Sam"])  # the weakest match, so scores spread out
+    monkeypatch.setattr(search_selectors, "ENTITY_CHANNEL_MAX_LINKS", 1)  # Dana's 2 memories: no channel
+
+    def order() -> list[str]:
+        hits = tool(client, alice, "search_memory", {"query": "What did Dana see the quokka eat?"}).json()[
+            "hits"
+        ]
+        assert all("entity" not in h["channels"] for h in hits), hits
+        return [h["event_id"] for h in hits]
+
+    assert order()[:2] == [dana, sam]
+    monkeypatch.setattr(search_selectors, "NAMED_ENTITY_BOOST", 0.0)
+    assert order()[:2] == [sam, dana]
