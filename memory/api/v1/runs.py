@@ -80,11 +80,21 @@ class RunFinishIn(serializers.Serializer[Any]):
     )
 
 
+class RunFinishOut(serializers.Serializer[Any]):
+    runId = serializers.CharField()
+    state = serializers.CharField(help_text="The run's state after finishing (finished).")
+    learned = serializers.JSONField(
+        allow_null=True, help_text="{id} of the task-layer note learned from the outcome, or null."
+    )
+
+
 class RunFinishView(TenantAPIView):
     required_scope = "tasks:write"
 
     @extend_schema(
-        request=RunFinishIn, summary="Finish a run: learn a task-layer note from its outcome (idempotent)"
+        request=RunFinishIn,
+        responses=RunFinishOut,
+        summary="Finish a run: learn a task-layer note from its outcome (idempotent)",
     )
     def post(self, request: Request, task_id: str, run_id: str) -> Response:
         incoming = RunFinishIn(data=request.data)
