@@ -76,7 +76,10 @@ def derived_app_password(owner_url: str) -> str:
 
 
 def _options() -> dict[str, Any]:
-    return {"connect_timeout": 10}
+    # JIT off: Mnemos's statements are short OLTP reads and writes, and PostgreSQL's JIT (on by default)
+    # compiles any plan whose estimate passes jit_above_cost, which a count or a candidate scan over a
+    # large project does: tens of milliseconds of compilation for a query that runs in a few.
+    return {"connect_timeout": 10, "options": "-c jit=off"}
 
 
 def database_settings() -> dict[str, Any]:
@@ -118,7 +121,8 @@ def database_settings() -> dict[str, Any]:
         app = {**base, "USER": APP_ROLE}
     for conf in (owner, app):
         conf["ENGINE"] = "django.db.backends.postgresql"
-        conf.setdefault("OPTIONS", {}).update(_options())
+        # A dict of its own per alias (app may be a copy of owner): the pool below is the app role's only.
+        conf["OPTIONS"] = {**conf.get("OPTIONS", {}), **_options()}
         conf["ATOMIC_REQUESTS"] = False
         conf["CONN_MAX_AGE"] = 0
         # pytest-django must not create test_* databases: the test cluster is throwaway.

@@ -57,3 +57,25 @@ def test_the_app_role_must_differ_from_the_owner():
     finally:
         os.environ.clear()
         os.environ.update(saved)
+
+
+@pytest.mark.django_db(databases=["default", "owner"])
+def test_connections_run_without_jit():
+    """Both roles connect with JIT off: short OLTP statements never pay for plan compilation."""
+    from django.db import connections
+
+    for alias in ("default", "owner"):
+        with connections[alias].cursor() as cursor:
+            cursor.execute("SHOW jit")
+            assert cursor.fetchone() == ("off",), alias
+
+
+def test_the_pool_is_the_app_roles_only(monkeypatch):
+    from accounts.dbserver import database_settings
+
+    monkeypatch.setenv("MNEMOS_DB_POOL", "3")
+    monkeypatch.setenv("DATABASE_URL", "postgres://mnemos_owner:pw@127.0.0.1:5432/mnemos")
+    monkeypatch.delenv("DATABASE_APP_URL", raising=False)
+    databases = database_settings()
+    assert databases["default"]["OPTIONS"]["pool"]["max_size"] == 3
+    assert "pool" not in databases["owner"]["OPTIONS"]
