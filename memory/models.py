@@ -189,6 +189,26 @@ class TermStat(TenantModel):
         indexes = [models.Index(fields=["enterprise", "lexeme"], name="termstat_enterprise_lexeme")]
 
 
+class MemoryCount(TenantModel):
+    """Live (not forgotten) memories per project folder: what the plan's limits are checked against.
+
+    Kept by statement-level triggers on memory_memory (migration 0007), so a save reads its limits from
+    a few rows instead of counting the project, the folder and the enterprise. Exact for a project and
+    its folders (the write path holds the project's lock); the enterprise's total is their sum.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    # No foreign keys, as on TermStat: rows are decremented while a project is being deleted.
+    project_id = models.UUIDField()
+    workspace_id = models.UUIDField()
+    live = models.BigIntegerField(default=0)
+
+    class Meta(TenantModel.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["project_id", "workspace_id"], name="memorycount_unique")
+        ]
+
+
 class Entity(TenantModel):
     """One canonical spelling per enterprise (``key`` is the case- and width-folded name)."""
 

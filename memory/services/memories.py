@@ -9,7 +9,8 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import Max
+from django.db.models import Max, Q, Sum
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.errors import LimitExceeded, Unprocessable
@@ -18,7 +19,7 @@ from accounts.services.audit import audit_record
 from accounts.tasks import enqueue
 from accounts.tenancy import TenantContextMissing, current_tenant
 from memory.guard import RULES_VERSION
-from memory.models import Entity, Memory, MemoryEntity, MemoryLink, MemoryTag, Tag, Task
+from memory.models import Entity, Memory, MemoryCount, MemoryEntity, MemoryLink, MemoryTag, Tag, Task
 from memory.selectors.visibility import memories_visible
 from memory.services.guarding import Scanned, guard_fields, guard_record_redactions
 
@@ -76,40 +77,22 @@ def _lock_project(project: Project) -> None:
 
 
 def _check_limits(draft: MemoryDraft) -> None:
-    """The plan's three limits in one statement, each count bounded by its limit.
+    """The plan's three limits from the live counts the triggers keep (memory.MemoryCount), one query.
 
-    ``count >= limit`` needs no more than ``limit`` rows counted, so each count is a ``LIMIT``-ed
-    subquery: exact against its limit, never a scan past it. The plan comes from the access key the
-    door loaded (with its enterprise and plan), not from a second read of the project's enterprise.
+    Exact for the project and its folders: the caller holds the project's write lock. The plan comes
+    from the access key the door loaded (with its enterprise and plan), not from a second read.
     """
     plan = draft.access_key.enterprise.plan
-    live = Memory.objects.filter(forgotten_at__isnull=True).values("pk")
-    bounded = [
-        (live.filter(project=draft.project)[: plan.max_memories_per_project], PROJECT_LIMIT, "project_limit"),
-        (
-            live.filter(workspace=draft.workspace)[: plan.max_memories_per_workspace],
-            WORKSPACE_LIMIT,
-            "workspace_limit",
-        ),
-        (live[: plan.max_memories_per_enterprise], TENANT_LIMIT, "tenant_limit"),
-    ]
-    limits = (
-        plan.max_memories_per_project,
-        plan.max_memories_per_workspace,
-        plan.max_memories_per_enterprise,
+    counts = MemoryCount.objects.aggregate(
+        project=Coalesce(Sum("live", filter=Q(project_id=draft.project.pk)), 0),
+        workspace=Coalesce(Sum("live", filter=Q(workspace_id=draft.workspace.pk)), 0),
+        enterprise=Coalesce(Sum("live"), 0),
     )
-    parts, params = [], []
-    for limit, (queryset, _, _) in zip(limits, bounded, strict=True):
-        if limit <= 0:  # nothing allowed: an empty slice has no SQL
-            parts.append("0")
-            continue
-        sql, part_params = queryset.query.sql_with_params()
-        parts.append(f"(SELECT count(*) FROM ({sql}) AS bounded)")
-        params.extend(part_params)
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {', '.join(parts)}", params)
-        counts = cursor.fetchone()
-    for count, limit, (_, message, code) in zip(counts, limits, bounded, strict=True):
+    for count, limit, message, code in (
+        (counts["project"], plan.max_memories_per_project, PROJECT_LIMIT, "project_limit"),
+        (counts["workspace"], plan.max_memories_per_workspace, WORKSPACE_LIMIT, "workspace_limit"),
+        (counts["enterprise"], plan.max_memories_per_enterprise, TENANT_LIMIT, "tenant_limit"),
+    ):
         if count >= limit:
             raise LimitExceeded(message, code=code)
 

@@ -292,3 +292,38 @@ def test_forget_another_tenants_record_is_not_found(client, world, alice):
     missing = tool(client, alice, "forget", {"id": str(uuid.uuid4())})
     assert response.status_code == missing.status_code == 404
     assert response.json() == missing.json() == {"error": "memory not found", "code": "not_found"}
+
+
+def test_live_counts_follow_every_write_and_forgetting_frees_room(client, world, alice):
+    """The limits read memory.MemoryCount (kept by triggers): saves add, forgetting and deletes take away."""
+    from memory.models import Memory, MemoryCount
+
+    def counts() -> dict[tuple[str, str], int]:
+        with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
+            return {
+                (str(c.project_id), str(c.workspace_id)): c.live for c in MemoryCount.objects.all() if c.live
+            }
+
+    with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
+        plan = Plan.objects.create(slug="lim-live", name="limited", max_memories_per_project=2)
+        world.a.enterprise.plan = plan
+        world.a.enterprise.save(update_fields=["plan"])
+    first = tool(client, alice, "remember", {"content": "one"}).json()["id"]
+    tool(client, alice, "remember", {"content": "two", "workspace": "notes"})
+    with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
+        truth: dict[tuple[str, str], int] = {}
+        for m in Memory.objects.filter(forgotten_at__isnull=True):
+            place = (str(m.project_id), str(m.workspace_id))
+            truth[place] = truth.get(place, 0) + 1
+    assert counts() == truth and sum(truth.values()) == 2
+    assert tool(client, alice, "remember", {"content": "three"}).status_code == 409
+    # Forgetting frees the room; the archivist's vector writes change nothing.
+    assert tool(client, alice, "forget", {"id": first}).status_code == 200
+    assert sum(counts().values()) == 1
+    third = tool(client, alice, "remember", {"content": "three"})
+    assert third.status_code == 200
+    with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
+        Memory.objects.filter(pk=third.json()["id"]).update(embedding=[0.0] * 384, embedding_dim=384)
+        assert sum(counts().values()) == 2
+        Memory.objects.filter(pk=third.json()["id"]).delete()
+    assert sum(counts().values()) == 1
