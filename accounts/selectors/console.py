@@ -9,6 +9,8 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
+from guardian.core import ObjectPermissionChecker
+from guardian.shortcuts import get_objects_for_user
 
 from accounts.models import (
     AccessKey,
@@ -120,6 +122,40 @@ def members_list() -> list[Member]:
 def public_targets_elsewhere(*, enterprise_id: Any) -> list[PublicTarget]:
     """Projects other enterprises published (the shared demo): readable by every account."""
     return list(PublicTarget.objects.exclude(enterprise_id=enterprise_id).order_by("slug"))
+
+
+def projects_writable(*, member: Member, readable: QuerySet[Project]) -> list[Project]:
+    """The readable projects this member may save to: all for an admin, guardian's write grant otherwise."""
+    if member.is_admin:
+        return list(readable)
+    if not member.may_write:
+        return []
+    return list(get_objects_for_user(member.user, "accounts.write_project", klass=readable))
+
+
+@dataclass(frozen=True)
+class SwitchTarget:
+    """What a switch link points at, as the member who holds it may see it."""
+
+    key: AccessKey
+    project: Project | None
+    public: PublicTarget | None
+    may_save: bool
+
+
+def switch_target_get(*, member: Member, key_id: Any, project_id: Any) -> SwitchTarget | None:
+    """The member's live key and the link's project (or public target, or neither when it went).
+
+    None when the key is not the member's or is revoked."""
+    key = AccessKey.objects.select_related("project", "workspace").filter(pk=key_id, member=member).first()
+    if key is None or key.revoked_at is not None:
+        return None
+    project = Project.objects.select_related("team").filter(pk=project_id).first()
+    public = None if project is not None else PublicTarget.objects.filter(project_id=project_id).first()
+    may_save = project is not None and (
+        member.is_admin or ObjectPermissionChecker(member.user).has_perm("write_project", project)
+    )
+    return SwitchTarget(key=key, project=project, public=public, may_save=may_save)
 
 
 def access_keys_list(*, member: Member, everyone: bool) -> QuerySet[AccessKey]:

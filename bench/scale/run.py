@@ -445,7 +445,6 @@ def in_process_measures(
     """Each search channel timed, the vector plan, HNSW recall against an exact scan, the archivist's
     neighbour query and the write path's limit counts, as the app role in the tenant's context."""
     from django.db import connection
-    from pgvector.django import CosineDistance
 
     from accounts.models import AccessKey, Member
     from accounts.tenancy import tenant_context
@@ -453,7 +452,7 @@ def in_process_measures(
     from memory.models import Memory
     from memory.selectors import search as product
     from memory.services.memories import MemoryDraft, _check_limits
-    from memory.tasks import _shared_readers
+    from memory.tasks import archivist_similar
 
     embedder = get_embedder()
     timings: dict[str, list[float]] = {k: [] for k in ("embed_query", "text_sql", "vector_sql", "entity")}
@@ -536,14 +535,7 @@ def in_process_measures(
             .order_by("?")[:5]
         ):
             start = time.perf_counter()
-            list(
-                Memory.objects.filter(forgotten_at__isnull=True, embedding_model=memory.embedding_model)
-                .filter(_shared_readers(memory))
-                .exclude(pk=memory.pk)
-                .exclude(embedding__isnull=True)
-                .annotate(distance=CosineDistance("embedding", memory.embedding))
-                .order_by("distance")[:5]
-            )
+            archivist_similar(memory)  # the real step: its neighbour query and the links it writes
             sims.append((time.perf_counter() - start) * 1000)
         out["archivist_similar_query_ms"] = latency_summary(sims)
         # The write path's plan-limit counts (memory/services/memories.py: _check_limits).

@@ -7,9 +7,8 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
-from guardian.shortcuts import get_objects_for_user
 
-from accounts.selectors.console import access_key_get, access_keys_list, project_get
+from accounts.selectors.console import access_key_get, access_keys_list, project_get, projects_writable
 from accounts.services.keys import access_key_create, access_key_revoke
 from console.decorators import attempt, console_view, forbidden, may_manage, not_found, sees_everything
 from console.forms import KeyCreateForm
@@ -18,12 +17,7 @@ from memory.selectors.visibility import projects_readable
 
 def _writable_projects(request: HttpRequest) -> list[Any]:
     member = request.member  # type: ignore[attr-defined]
-    readable = projects_readable(member=member).order_by("slug")
-    if member.is_admin:
-        return list(readable)
-    if not member.may_write:
-        return []
-    return list(get_objects_for_user(member.user, "accounts.write_project", klass=readable))
+    return projects_writable(member=member, readable=projects_readable(member=member).order_by("slug"))
 
 
 def _page(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:

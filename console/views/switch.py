@@ -5,9 +5,8 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
-from guardian.core import ObjectPermissionChecker
 
-from accounts.models import AccessKey, Project, PublicTarget
+from accounts.selectors.console import switch_target_get
 from accounts.selectors.projects import project_active_target
 from accounts.services.targets import connection_retarget, member_main_set
 from accounts.switch_links import SwitchLinkExpired, SwitchLinkInvalid, switch_token_read
@@ -54,27 +53,21 @@ def switch(request: HttpRequest, token: str) -> HttpResponse:
     member = request.member  # type: ignore[attr-defined]
     if link.member_id != member.pk:
         return not_found(request, "This switch link is not valid.")
-    key = (
-        AccessKey.objects.select_related("project", "workspace").filter(pk=link.key_id, member=member).first()
-    )
-    if key is None or key.revoked_at is not None:
+    target = switch_target_get(member=member, key_id=link.key_id, project_id=link.project_id)
+    if target is None:
         return not_found(request, "This switch link is not valid.")
-    project = Project.objects.select_related("team").filter(pk=link.project_id).first()
-    public = None if project is not None else PublicTarget.objects.filter(project_id=link.project_id).first()
-    if project is None and public is None:
+    if target.project is None and target.public is None:
         return not_found(request, "This project no longer exists.")
+    key, project = target.key, target.project
     folder_bound = key.workspace_id is not None
     current = project_active_target(key=key)
-    may_save = project is not None and (
-        member.is_admin or ObjectPermissionChecker(member.user).has_perm("write_project", project)
-    )
     context = {
         "key": key,
         "project": project,
-        "public": public,
+        "public": target.public,
         "folder_bound": folder_bound,
         "current": current,
-        "may_save": may_save and member.may_write,
+        "may_save": target.may_save and member.may_write,
         "main": member.main_project,
         "main_paused": member.main_paused,
         "done": False,

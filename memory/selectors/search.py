@@ -240,6 +240,13 @@ def _vector_channel(
     return [(pk, 1.0 - float(distance)) for pk, distance in ranked]
 
 
+def nearest_memories(
+    memories: QuerySet[Memory], vector: list[float], depth: int
+) -> list[tuple[uuid.UUID, float]]:
+    """The ``depth`` memories nearest to ``vector`` (cosine), through the HNSW index, filters inside the scan."""
+    return _vector_channel(memories, vector, depth)
+
+
 def entities_in(text: str) -> list[Entity]:
     """Entities whose name (or a rename of it) appears in the text, as a run of 1-4 words."""
     words = [fold(w) for w in _WORD.findall(text)]
