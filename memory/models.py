@@ -158,6 +158,12 @@ class Memory(TenantModel):
             models.Index(fields=["enterprise", "-timestamp", "-created_at"], name="memory_timeline"),
             models.Index(fields=["enterprise", "fact_key"], name="memory_fact_key"),
             models.Index(fields=["enterprise", "source_id"], name="memory_source_id"),
+            # The archivist's queue: live memories still waiting for a vector, oldest first.
+            models.Index(
+                fields=["enterprise", "created_at"],
+                name="memory_waiting_vector",
+                condition=models.Q(embedding__isnull=True, forgotten_at__isnull=True),
+            ),
         ]
 
     def __str__(self) -> str:

@@ -26,7 +26,17 @@ SIMILAR_TOP_K = 5
 
 
 def embedding_text(memory: Memory) -> str:
-    return f"{memory.summary}\n{memory.content}".strip() if memory.summary else memory.content
+    """What the vector is of: the summary, then the content, each said once.
+
+    A summary that is the content's own opening (a save whose summary is its text cut to 500) is not
+    embedded twice: that doubled the tokens, and the embedder's time grows faster than its input.
+    """
+    summary, content = memory.summary.strip(), memory.content.strip()
+    if not summary or content.startswith(summary):
+        return content or summary
+    if summary.startswith(content):
+        return summary
+    return f"{summary}\n{content}"
 
 
 EMBED_BATCH = 32

@@ -121,3 +121,27 @@ def test_archivist_is_idempotent(committed_world, live_db):
         again = sorted(MemoryLink.objects.filter(src_id=memory_id).values_list("kind", "dst_id", "score"))
     assert first["embedded"] == 1 and second["embedded"] == 0
     assert links == again
+
+
+@pytest.mark.parametrize(
+    "summary, content, embedded",
+    [
+        (
+            "Deploys go through the pipeline.",
+            "Deploys go through the pipeline.",
+            "Deploys go through the pipeline.",
+        ),
+        ("Deploys go", "Deploys go through the pipeline.", "Deploys go through the pipeline."),
+        ("", "Only content.", "Only content."),
+        (
+            "Staging is on app-staging.",
+            "See docs/deploy.md.",
+            "Staging is on app-staging.\nSee docs/deploy.md.",
+        ),
+    ],
+)
+def test_the_embedded_text_says_the_summary_and_the_content_once(summary, content, embedded):
+    from memory.models import Memory
+    from memory.tasks import embedding_text
+
+    assert embedding_text(Memory(summary=summary, content=content)) == embedded
