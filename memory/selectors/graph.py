@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import IntegerField, Q
+from django.db.models.expressions import RawSQL
 
 from memory.models import LinkKind, MemoryEntity, MemoryLink, MemoryTag, Tag
 
@@ -67,31 +68,56 @@ def surroundings(ids: Sequence[uuid.UUID], *, visible_ids: set[uuid.UUID] | None
     return out
 
 
+def _ancestor_paths(path: str) -> list[str]:
+    """A slash path and its groups': "ops/deploy/ci" -> ["ops", "ops/deploy", "ops/deploy/ci"]."""
+    parts = path.split("/")
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
 def shared_categories(tag_lists: Sequence[list[int]]) -> list[dict[str, object]]:
-    """Tags (and their groups) carried by two or more results, with how many memories carry each."""
+    """Tags (and their groups) carried by two or more results, with how many memories carry each.
+
+    Three queries whatever the number of results (none when no result has a tag): the results' tags,
+    their groups by path, and the totals.
+    """
+    wanted = {tag_id for ids in tag_lists for tag_id in ids}
+    if not wanted:
+        return []
+    paths = dict(Tag.objects.filter(pk__in=wanted).values_list("pk", "path"))
+    groups = dict(
+        Tag.objects.filter(
+            path__in={a for path in paths.values() for a in _ancestor_paths(path)}
+        ).values_list("path", "pk")
+    )
     counts: Counter[int] = Counter()
     for ids in tag_lists:
-        expanded: set[int] = set()
-        for tag in Tag.objects.filter(pk__in=ids).select_related("parent"):
-            node: Tag | None = tag
-            while node is not None:
-                expanded.add(node.pk)
-                node = node.parent
+        expanded = {
+            groups[a]
+            for tag_id in ids
+            if tag_id in paths
+            for a in _ancestor_paths(paths[tag_id])
+            if a in groups
+        }
         counts.update(expanded)
     shared = [tag_id for tag_id, n in counts.items() if n >= 2]
     if not shared:
         return []
     tags = {t.pk: t for t in Tag.objects.filter(pk__in=shared)}
-    # A group's total counts the memories under any of its tags.
-    totals = {
-        tag_id: MemoryTag.objects.filter(
-            Q(tag__path=tag.path) | Q(tag__path__startswith=f"{tag.path}/"), memory__forgotten_at__isnull=True
+    # A group's total counts the live memories under any of its tags: one query for every shared tag.
+    totals = dict(
+        Tag.objects.filter(pk__in=shared)
+        .annotate(
+            total=RawSQL(
+                "SELECT count(DISTINCT mt.memory_id) FROM memory_memorytag mt"
+                " JOIN memory_tag t2 ON t2.id = mt.tag_id JOIN memory_memory m ON m.id = mt.memory_id"
+                " WHERE (t2.path = memory_tag.path OR left(t2.path, length(memory_tag.path) + 1) = memory_tag.path || '/')"
+                " AND m.forgotten_at IS NULL",
+                [],
+                output_field=IntegerField(),
+            )
         )
-        .values("memory_id")
-        .distinct()
-        .count()
-        for tag_id, tag in tags.items()
-    }
+        .values_list("pk", "total")
+    )
     return sorted(
         (
             {

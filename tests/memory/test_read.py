@@ -502,3 +502,15 @@ def test_the_entity_channel_ignores_entities_on_too_many_memories(client, world,
     assert quokka[0]["event_id"] == rare and "entity" in quokka[0]["channels"]
     acme = tool(client, alice, "search_memory", {"query": "Acme", "top_k": 50}).json()["hits"]
     assert all("entity" not in hit["channels"] for hit in acme)
+
+
+def test_hint_categories_count_groups_by_path_without_wildcards(client, world, alice):
+    """A group's total is its live memories under it: `_` in a path is a letter, forgotten ones don't count."""
+    for tags in (["ci_cd/build"], ["ci_cd/build"], ["ciXcd/deploy"]):
+        _save(client, alice, "Quokka build", "The quokka build ran.", tags=tags)
+    gone = _save(client, alice, "Quokka release", "The quokka release ran.", tags=["ci_cd/release"])
+    assert tool(client, alice, "forget", {"id": gone}).status_code == 200
+    body = tool(client, alice, "search_memory", {"query": "quokka build"}).json()
+    categories = {c["path"]: (c["count"], c["total"]) for c in body["hint"]["categories"]}
+    assert categories["ci_cd/build"] == (2, 2) and categories["ci_cd"] == (2, 2)
+    assert "ciXcd" not in categories and "ciXcd/deploy" not in categories
