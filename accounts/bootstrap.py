@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import psycopg
@@ -10,9 +11,14 @@ from psycopg import sql
 
 from accounts.dbserver import AGENT_SQL_ROLE, MISSING_VECTOR, OWNER_ROLE, superuser_settings
 
+logger = logging.getLogger(__name__)
+
 
 class BootstrapError(SystemExit):
     """Start-up cannot go on; the message is one line for a person to act on."""
+
+
+LEAKPROOF_TEXT_MATCH = "ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF"
 
 
 def _connect(conf: dict[str, Any], *, dbname: str | None = None) -> psycopg.Connection[Any]:
@@ -54,6 +60,11 @@ def bootstrap_database() -> None:
                 )
         with _connect(superuser) as conn, conn.cursor() as cur:
             cur.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            # Under row-level security PostgreSQL may use an index for a condition only when its function
+            # is LEAKPROOF, and full-text matching (tsvector @@ tsquery) is not marked so: without this the
+            # BM25 channel's candidates come from a scan of the whole tenant (95 ms at 100k memories)
+            # instead of the GIN index. ts_match_vq only answers true or false for two values it was given.
+            cur.execute(LEAKPROOF_TEXT_MATCH)
     with _connect(owner) as conn, conn.cursor() as cur:
         cur.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
         if cur.fetchone() is None:
@@ -65,6 +76,15 @@ def bootstrap_database() -> None:
                 f"Could not create the pgvector extension as {owner['USER']}: {exc}".strip()
                 + " Ask a superuser to run CREATE EXTENSION vector in this database."
             ) from exc
+        cur.execute(
+            "SELECT proleakproof FROM pg_proc WHERE oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'::regprocedure"
+        )
+        leakproof = cur.fetchone()
+        if not (leakproof and leakproof[0]):
+            logger.warning(
+                "full-text search cannot use its index under row-level security until a superuser runs: %s",
+                LEAKPROOF_TEXT_MATCH,
+            )
         app_role = app["USER"]
         if not _role_exists(cur, app_role):
             cur.execute(

@@ -144,3 +144,25 @@ def test_a_match_involving_an_entity_the_query_names_moves_up(client, world, ali
     assert order()[:2] == [dana, sam]
     monkeypatch.setattr(search_selectors, "NAMED_ENTITY_BOOST", 0.0)
     assert order()[:2] == [sam, dana]
+
+
+def test_the_text_channel_can_use_the_gin_index_under_row_level_security(client, world, alice):
+    """Full-text matching is LEAKPROOF (bootstrap), so the app role's candidate query may use the GIN index.
+
+    Without it PostgreSQL must apply row-level security first and the tsquery after, on every row of the
+    tenant, whatever indexes exist. Sequential scans are disabled here only to ask whether the index is usable.
+    """
+    from django.db import connection
+
+    save_event(client, alice, "Quokka", "A quokka was seen.")
+    with ctx(world), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT proleakproof FROM pg_proc WHERE oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'::regprocedure"
+        )
+        assert cursor.fetchone() == (True,)
+        cursor.execute("SELECT current_user")
+        assert cursor.fetchone()[0] == "mnemos_app"
+        cursor.execute("SELECT set_config('enable_seqscan', 'off', true)")
+        cursor.execute("EXPLAIN SELECT id FROM memory_memory WHERE search_vector @@ 'quokka'::tsquery")
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "memory_search_vector" in plan, plan
