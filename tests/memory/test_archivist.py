@@ -126,12 +126,7 @@ def test_archivist_is_idempotent(committed_world, live_db):
 @pytest.mark.parametrize(
     "summary, content, embedded",
     [
-        (
-            "Deploys go through the pipeline.",
-            "Deploys go through the pipeline.",
-            "Deploys go through the pipeline.",
-        ),
-        ("Deploys go", "Deploys go through the pipeline.", "Deploys go through the pipeline."),
+        ("Deploys go", "Deploys go through the pipeline.", "Deploys go\nDeploys go through the pipeline."),
         ("", "Only content.", "Only content."),
         (
             "Staging is on app-staging.",
@@ -140,7 +135,7 @@ def test_archivist_is_idempotent(committed_world, live_db):
         ),
     ],
 )
-def test_the_embedded_text_says_the_summary_and_the_content_once(summary, content, embedded):
+def test_the_embedded_text_is_the_summary_then_the_content(summary, content, embedded):
     from memory.models import Memory
     from memory.tasks import embedding_text
 
