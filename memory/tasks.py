@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import uuid
 
 from django.db.models import Q
 from pgvector.django import CosineDistance
@@ -77,7 +78,7 @@ def archivist_similar(memory: Memory) -> int:
     candidates = Memory.objects.filter(
         _shared_readers(memory), forgotten_at__isnull=True, embedding_model=memory.embedding_model
     ).exclude(embedding__isnull=True)
-    scored: list[tuple[object, float]]
+    scored: list[tuple[uuid.UUID, float]]
     if memory.embedding_dim == VECTOR_DIM:
         # The search's own HNSW scan (the index is on embedding::vector(384)): an exact scan over the
         # project took 365 ms a memory at 100k (bench.scale). Iterative scans return in relaxed order.
@@ -90,12 +91,8 @@ def archivist_similar(memory: Memory) -> int:
             .annotate(distance=CosineDistance("embedding", memory.embedding))
             .order_by("distance")[:SIMILAR_TOP_K]
         ]
-    others = Memory.objects.in_bulk([pk for pk, _ in scored[:SIMILAR_TOP_K]])
     made = 0
     for pk, score in scored[:SIMILAR_TOP_K]:
-        other = others.get(pk)
-        if other is None:
-            continue
         if score < floor:
             break
         kind = LinkKind.DUPLICATE if score >= duplicate else LinkKind.SIMILAR
@@ -103,7 +100,7 @@ def archivist_similar(memory: Memory) -> int:
             enterprise_id=memory.enterprise_id,
             kind=kind,
             src=memory,
-            dst=other,
+            dst_id=pk,
             defaults={"score": score, "by_archivist": True},
         )
         made += 1

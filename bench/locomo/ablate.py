@@ -253,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 text = product._text_channel(memories, q.text, DEPTH, project_ids=scope.project_ids)
                 t1 = time.perf_counter()
                 vector = embedder.embed_query(q.text)
-                nearest = product._vector_channel(memories, vector, DEPTH)
+                nearest = product.nearest_memories(memories, vector, DEPTH)
                 t2 = time.perf_counter()
                 query_entities = product.entities_in(q.text)
                 entity = product._entity_channel(memories, query_entities, DEPTH)

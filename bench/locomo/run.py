@@ -364,7 +364,7 @@ def analyse(
                 t1 = time.perf_counter()
                 vector = embedder.embed_query(q.text)
                 t2 = time.perf_counter()
-                ranked["vector"] = turns([pk for pk, _ in product._vector_channel(memories, vector, DEPTH)])
+                ranked["vector"] = turns([pk for pk, _ in product.nearest_memories(memories, vector, DEPTH)])
                 t3 = time.perf_counter()
                 found = product.entities_in(q.text)
                 ranked["entity"] = turns(product._entity_channel(memories, found, DEPTH))

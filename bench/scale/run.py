@@ -474,7 +474,7 @@ def in_process_measures(
             t1 = time.perf_counter()
             vector = embedder.embed_query(q)
             t2 = time.perf_counter()
-            nearest = product._vector_channel(memories, vector, product.CHANNEL_DEPTH)
+            nearest = product.nearest_memories(memories, vector, product.CHANNEL_DEPTH)
             t3 = time.perf_counter()
             product._entity_channel(memories, product.entities_in(q), product.CHANNEL_DEPTH)
             t4 = time.perf_counter()
@@ -491,7 +491,7 @@ def in_process_measures(
                 with connection.cursor() as cursor:
                     cursor.execute("SET LOCAL enable_indexscan = off")
                     cursor.execute("SET LOCAL enable_bitmapscan = off")
-                exact = [pk for pk, _ in product._vector_channel(memories, vector, 10)]
+                exact = [pk for pk, _ in product.nearest_memories(memories, vector, 10)]
                 with connection.cursor() as cursor:
                     cursor.execute("RESET enable_indexscan")
                     cursor.execute("RESET enable_bitmapscan")

@@ -102,11 +102,10 @@ def shared_categories(tag_lists: Sequence[list[int]]) -> list[dict[str, object]]
     shared = [tag_id for tag_id, n in counts.items() if n >= 2]
     if not shared:
         return []
-    tags = {t.pk: t for t in Tag.objects.filter(pk__in=shared)}
-    # A group's total counts the live memories under any of its tags: one query for every shared tag.
-    totals = dict(
-        Tag.objects.filter(pk__in=shared)
-        .annotate(
+    # A group's total counts the live memories under any of its tags, in the same query as the tags.
+    tags = {
+        t.pk: t
+        for t in Tag.objects.filter(pk__in=shared).annotate(
             total=RawSQL(
                 "SELECT count(DISTINCT mt.memory_id) FROM memory_memorytag mt"
                 " JOIN memory_tag t2 ON t2.id = mt.tag_id JOIN memory_memory m ON m.id = mt.memory_id"
@@ -116,8 +115,7 @@ def shared_categories(tag_lists: Sequence[list[int]]) -> list[dict[str, object]]
                 output_field=IntegerField(),
             )
         )
-        .values_list("pk", "total")
-    )
+    }
     return sorted(
         (
             {
@@ -125,7 +123,7 @@ def shared_categories(tag_lists: Sequence[list[int]]) -> list[dict[str, object]]
                 "name": tags[tag_id].name,
                 "path": tags[tag_id].path,
                 "count": counts[tag_id],
-                "total": totals.get(tag_id, 0),
+                "total": tags[tag_id].total,  # type: ignore[attr-defined]
             }
             for tag_id in shared
         ),

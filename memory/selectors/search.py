@@ -223,9 +223,10 @@ def _text_channel(
         return [(pk, float(score)) for pk, score in cursor.fetchall()]
 
 
-def _vector_channel(
+def nearest_memories(
     memories: QuerySet[Memory], vector: list[float], depth: int
 ) -> list[tuple[uuid.UUID, float]]:
+    """The vector channel: the ``depth`` memories nearest to ``vector`` (cosine) through the HNSW index."""
     literal = "[" + ",".join(f"{v:.7f}" for v in vector) + "]"
     with connection.cursor() as cursor:
         # Filters apply inside the HNSW scan; iterative scanning keeps going until depth rows pass them.
@@ -238,13 +239,6 @@ def _vector_channel(
         .values_list("pk", "distance")[:depth]
     )
     return [(pk, 1.0 - float(distance)) for pk, distance in ranked]
-
-
-def nearest_memories(
-    memories: QuerySet[Memory], vector: list[float], depth: int
-) -> list[tuple[uuid.UUID, float]]:
-    """The ``depth`` memories nearest to ``vector`` (cosine), through the HNSW index, filters inside the scan."""
-    return _vector_channel(memories, vector, depth)
 
 
 def entities_in(text: str) -> list[Entity]:
@@ -329,7 +323,7 @@ def with_named_entities(
 ) -> dict[uuid.UUID, float]:
     """``matched`` candidates linked to one of ``entities`` gain ``boost``. One query, over candidates only."""
     boost = NAMED_ENTITY_BOOST if boost is None else boost
-    candidates = [pk for pk in matched if pk in scores]
+    candidates = list(matched)
     if not entities or not candidates or not boost:
         return scores
     named = set(
@@ -391,7 +385,7 @@ def hybrid_rank(
         logger.warning("vector channel unavailable: %s", exc)
     else:
         embedder_name = embedder.name
-        nearest = _vector_channel(memories, vector, depth)
+        nearest = nearest_memories(memories, vector, depth)
         cosines = dict(nearest)
         found["vector"] = nearest
         available.append("vector")
