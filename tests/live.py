@@ -48,9 +48,11 @@ def stop_process(process: subprocess.Popen, *, sig: int = signal.SIGTERM, timeou
 
 
 @contextmanager
-def running_worker() -> Iterator[str]:
-    """A real Celery worker on the test broker; yields its node name once it answers pings."""
-    name = f"test-{uuid.uuid4().hex[:8]}@{socket.gethostname()}"
+def worker_process(
+    *, concurrency: int = 1, prefix: str = "test", start_timeout: float = 60
+) -> Iterator[tuple[str, subprocess.Popen]]:
+    """A real Celery worker on the configured broker and queue; yields (node name, process) once it answers."""
+    name = f"{prefix}-{uuid.uuid4().hex[:8]}@{socket.gethostname()}"
     process = subprocess.Popen(
         [
             sys.executable,
@@ -62,7 +64,7 @@ def running_worker() -> Iterator[str]:
             "--loglevel",
             "WARNING",
             "--concurrency",
-            "1",
+            str(concurrency),
             "-Q",
             settings.CELERY_TASK_DEFAULT_QUEUE,
             "-n",
@@ -75,13 +77,20 @@ def running_worker() -> Iterator[str]:
     try:
         wait_for(
             lambda: process.poll() is not None or app.control.ping(destination=[name], timeout=0.5),
-            timeout=60,
+            timeout=start_timeout,
             what="the worker to answer a ping",
         )
         assert process.poll() is None, "the worker exited during start-up"
-        yield name
+        yield name, process
     finally:
         stop_process(process)
+
+
+@contextmanager
+def running_worker() -> Iterator[str]:
+    """A real Celery worker on the test broker; yields its node name once it answers pings."""
+    with worker_process() as (name, _):
+        yield name
 
 
 @contextmanager

@@ -38,9 +38,6 @@ import json
 import os
 import pstats
 import random
-import signal
-import socket
-import subprocess
 import sys
 import threading
 import time
@@ -124,44 +121,11 @@ def make_plan() -> None:
 
 @contextmanager
 def worker(concurrency: int) -> Iterator[int]:
-    """A real Celery worker (as ``manage.py serve`` starts one) on the bench's broker and queue."""
-    from django.conf import settings
+    """A real Celery worker (as ``manage.py serve`` starts one) on the bench's broker and queue; its pid."""
+    from tests.live import worker_process
 
-    from config.celery import app
-    from tests.live import stop_process, wait_for
-
-    name = f"bench-{uuid.uuid4().hex[:8]}@{socket.gethostname()}"
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--loglevel",
-            "WARNING",
-            "--concurrency",
-            str(concurrency),
-            "-Q",
-            settings.CELERY_TASK_DEFAULT_QUEUE,
-            "-n",
-            name,
-        ],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        start_new_session=True,
-    )
-    try:
-        wait_for(
-            lambda: process.poll() is not None or app.control.ping(destination=[name], timeout=0.5),
-            timeout=90,
-            what="the worker to answer a ping",
-        )
-        assert process.poll() is None, "the worker exited during start-up"
+    with worker_process(concurrency=concurrency, prefix="bench", start_timeout=90) as (_, process):
         yield process.pid
-    finally:
-        stop_process(process, sig=signal.SIGTERM)
 
 
 # --------------------------------------------------------------------------- CPU accounting
