@@ -122,7 +122,11 @@ def database_settings() -> dict[str, Any]:
     for conf in (owner, app):
         conf["ENGINE"] = "django.db.backends.postgresql"
         # A dict of its own per alias (app may be a copy of owner): the pool below is the app role's only.
-        conf["OPTIONS"] = {**conf.get("OPTIONS", {}), **_options()}
+        given = dict(conf.get("OPTIONS", {}))
+        ours = _options()
+        if given.get("options"):  # the URL's own server options (a search_path, say) are kept, ours added
+            ours["options"] = f"{given['options']} {ours['options']}"
+        conf["OPTIONS"] = {**given, **ours}
         conf["ATOMIC_REQUESTS"] = False
         conf["CONN_MAX_AGE"] = 0
         # pytest-django must not create test_* databases: the test cluster is throwaway.

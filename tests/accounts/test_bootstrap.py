@@ -79,3 +79,14 @@ def test_the_pool_is_the_app_roles_only(monkeypatch):
     databases = database_settings()
     assert databases["default"]["OPTIONS"]["pool"]["max_size"] == 3
     assert "pool" not in databases["owner"]["OPTIONS"]
+
+
+def test_a_urls_own_server_options_are_kept(monkeypatch):
+    from accounts.dbserver import database_settings
+
+    monkeypatch.setenv(
+        "DATABASE_URL", "postgres://mnemos_owner:pw@127.0.0.1:5432/mnemos?options=-c%20search_path%3Dmnemos"
+    )
+    monkeypatch.delenv("DATABASE_APP_URL", raising=False)
+    options = database_settings()["owner"]["OPTIONS"]["options"]
+    assert "search_path=mnemos" in options and "jit=off" in options
