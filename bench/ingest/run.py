@@ -36,7 +36,6 @@ import argparse
 import cProfile
 import json
 import os
-import pstats
 import random
 import sys
 import threading
@@ -58,6 +57,7 @@ from bench.locomo.harness import (
     latency_summary,
     pct,
     prepare_database,
+    product_functions,
     setup_django,
 )
 from bench.locomo.run import load_avg, web_server
@@ -257,18 +257,7 @@ def profile_saves(secret: str, turns: Sequence[Turn], n: int) -> list[dict[str, 
         if outcome.error is not None:
             raise RuntimeError(f"save_memory: {outcome.error.message}")
     profiler.disable()
-    stats: dict[Any, Any] = getattr(pstats.Stats(profiler), "stats")  # noqa: B009 - untyped in typeshed
-    rows = []
-    for (path, line, func), (_cc, _nc, _tt, cumulative, _callers) in stats.items():
-        if str(ROOT) in path and ".venv" not in path and "/bench/" not in path:
-            rows.append(
-                {
-                    "function": f"{Path(path).relative_to(ROOT)}:{line}({func})",
-                    "ms_per_save": cumulative * 1000 / n,
-                }
-            )
-    rows.sort(key=lambda r: -r["ms_per_save"])
-    return rows[:25]
+    return product_functions(profiler, per=n, unit="save", top=25)
 
 
 def profile_archivist(enterprise_id: uuid.UUID, n: int) -> dict[str, Any]:
@@ -291,17 +280,7 @@ def profile_archivist(enterprise_id: uuid.UUID, n: int) -> dict[str, Any]:
             body(enterprise_id=str(enterprise_id), memory_id=memory_id)
     profiler.disable()
     wall = time.perf_counter() - start
-    stats: dict[Any, Any] = getattr(pstats.Stats(profiler), "stats")  # noqa: B009 - untyped in typeshed
-    rows = []
-    for (path, line, func), (_cc, _nc, _tt, cumulative, _callers) in stats.items():
-        if str(ROOT) in path and ".venv" not in path and "/bench/" not in path:
-            rows.append(
-                {
-                    "function": f"{Path(path).relative_to(ROOT)}:{line}({func})",
-                    "ms_per_memory": cumulative * 1000 / len(ids),
-                }
-            )
-    rows.sort(key=lambda r: -r["ms_per_memory"])
+    rows = product_functions(profiler, per=len(ids), unit="memory", top=15)
     return {"memories": len(ids), "ms_per_memory": wall * 1000 / max(1, len(ids)), "profile": rows[:15]}
 
 

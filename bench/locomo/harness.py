@@ -148,3 +148,18 @@ def latency_summary(samples: Sequence[float]) -> dict[str, float]:
 
 def fmt_ms(summary: dict[str, float]) -> str:
     return f"p50 {summary['p50']:.1f} / p95 {summary['p95']:.1f} / p99 {summary['p99']:.1f} ms"
+
+
+def product_functions(profiler: Any, *, per: int, unit: str, top: int) -> list[dict[str, Any]]:
+    """The product's own functions (not the venv, not the benches) by cumulative time, in ms per ``unit``."""
+    import pstats
+
+    stats: dict[Any, Any] = getattr(pstats.Stats(profiler), "stats")  # noqa: B009 - untyped in typeshed
+    key = f"ms_per_{unit}"
+    rows = [
+        {"function": f"{Path(path).relative_to(ROOT)}:{line}({func})", key: cumulative * 1000 / max(1, per)}
+        for (path, line, func), (_cc, _nc, _tt, cumulative, _callers) in stats.items()
+        if str(ROOT) in path and ".venv" not in path and "/bench/" not in path
+    ]
+    rows.sort(key=lambda r: -r[key])
+    return rows[:top]

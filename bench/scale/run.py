@@ -69,6 +69,7 @@ from bench.locomo.harness import (
     fmt_ms,
     latency_summary,
     prepare_database,
+    product_functions,
     setup_django,
 )
 from bench.locomo.run import load_avg, web_server
@@ -562,7 +563,6 @@ def profile_tools(secret: str, queries: Sequence[str], n: int) -> dict[str, list
     (``memory.dispatch.tool_dispatch``, the same path as REST minus HTTP): the product functions
     with the most cumulative time, in ms per call."""
     import cProfile
-    import pstats
 
     from memory.dispatch import tool_dispatch
 
@@ -584,14 +584,7 @@ def profile_tools(secret: str, queries: Sequence[str], n: int) -> dict[str, list
             if outcome.error is not None:
                 raise RuntimeError(f"{name}: {outcome.error}")
         profiler.disable()
-        stats: dict[Any, Any] = getattr(pstats.Stats(profiler), "stats")  # noqa: B009 - untyped in typeshed
-        rows = []
-        for (path, line, func), (_cc, _nc, _tt, cumulative, _callers) in stats.items():
-            if str(ROOT) in path and ".venv" not in path and "/bench/" not in path:
-                where = f"{Path(path).relative_to(ROOT)}:{line}({func})"
-                rows.append({"function": where, "ms_per_call": cumulative * 1000 / n})
-        rows.sort(key=lambda r: -r["ms_per_call"])
-        out[name] = rows[:18]
+        out[name] = product_functions(profiler, per=n, unit="call", top=18)
     return out
 
 
