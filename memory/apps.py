@@ -10,5 +10,9 @@ class MemoryConfig(AppConfig):
     def ready(self) -> None:
         from django.utils.module_loading import autodiscover_modules
 
+        from memory.lookups import register
+
+        register()
+
         # Every app declares its tools in tools.py; importing registers them.
         autodiscover_modules("tools")

@@ -25,6 +25,7 @@ from accounts.tasks import access_key_touch_task, enqueue
 from accounts.tenancy import tenant_context
 from memory.models import ToolCallWindow
 from memory.registry import ToolCall, ToolSpec, dump_output, registry
+from memory.selectors.search import query_vector_prefetch
 
 logger = logging.getLogger(__name__)
 
@@ -180,12 +181,19 @@ def tool_dispatch(
 
     call: ToolCall | None = None
     try:
-        with tenant_context(
-            enterprise_id=identity.enterprise_id,
-            member=key.member,
-            access_key=key,
-            request_id=request_id,
-            door="tools",
+        with (
+            query_vector_prefetch(
+                arguments.get(spec.query_argument)
+                if spec.query_argument and isinstance(arguments, dict)
+                else None
+            ),
+            tenant_context(
+                enterprise_id=identity.enterprise_id,
+                member=key.member,
+                access_key=key,
+                request_id=request_id,
+                door="tools",
+            ),
         ):
             try:
                 arguments_model = spec.input_model.model_validate(arguments or {})

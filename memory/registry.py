@@ -68,6 +68,10 @@ class ToolSpec:
     examples: tuple[tuple[str, dict[str, Any]], ...] = ()
     # Extra REST routes the seed names for this tool, as "METHOD /path (scope)".
     api_routes: tuple[str, ...] = ()
+    # The argument the handler embeds as a search query (search_memory's ``query``, memory.ask's
+    # ``purpose``): the door starts its embedding once the call has passed the gate, so the embedder
+    # works while the rest of the door and the text channel run (memory.selectors.search).
+    query_argument: str | None = None
 
     @property
     def mcp_name(self) -> str:

@@ -558,6 +558,28 @@ def in_process_measures(
     return out
 
 
+def hold_cluster(tenant: BenchTenant, place: Place) -> None:
+    """Keep the loaded cluster up for experiments from other processes, which attach to it with
+    ``MNEMOS_PGDATA`` (and config.settings_test) as written in bench/out/scale/hold.json."""
+    info = {
+        "MNEMOS_PGDATA": os.environ.get("MNEMOS_PGDATA", ""),
+        "secret": next(iter(tenant.projects.values())).secret,
+        "enterprise_id": str(place.enterprise_id),
+        "project_id": str(place.project_id),
+        "member_id": place.member_id,
+        "key_id": str(place.key_id),
+        "task_id": str(place.task_id),
+    }
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "hold.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
+    print(f"holding the cluster: {OUT / 'hold.json'}; Ctrl-C ends", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+
+
 def profile_tools(secret: str, queries: Sequence[str], n: int) -> dict[str, list[dict[str, Any]]]:
     """cProfile over ``n`` in-process calls of each read/write tool through the tool door
     (``memory.dispatch.tool_dispatch``, the same path as REST minus HTTP): the product functions
@@ -584,6 +606,8 @@ def profile_tools(secret: str, queries: Sequence[str], n: int) -> dict[str, list
             if outcome.error is not None:
                 raise RuntimeError(f"{name}: {outcome.error}")
         profiler.disable()
+        OUT.mkdir(parents=True, exist_ok=True)
+        profiler.dump_stats(OUT / f"profile-{name}.pstats")  # for pstats / snakeviz: every function
         out[name] = product_functions(profiler, per=n, unit="call", top=18)
     return out
 
@@ -620,6 +644,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--index-timeout", type=int, default=1800, help="seconds allowed per index build")
     parser.add_argument(
         "--profile", type=int, default=0, help="also profile N in-process calls of each tool per size"
+    )
+    parser.add_argument(
+        "--hold",
+        action="store_true",
+        help="after the last size keep the cluster up (bench/out/scale/hold.json says how to attach) until Ctrl-C",
     )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -732,6 +761,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             summary["sizes"][str(size)] = result
             OUT.mkdir(parents=True, exist_ok=True)
             summary_path.write_text(json.dumps(summary, indent=1, default=str), encoding="utf-8")
+        if args.hold:
+            hold_cluster(tenant, place)
     conn.close()
     summary["wall_s"] = time.perf_counter() - wall
     OUT.mkdir(parents=True, exist_ok=True)

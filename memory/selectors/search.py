@@ -11,14 +11,16 @@ import logging
 import math
 import re
 import uuid
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import BooleanField, Q, QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from accounts.models import AccessKey, Member
@@ -197,11 +199,13 @@ def _text_channel(
         cursor.execute(
             f"""
             SELECT c.id, sum(
-                q.idf * t.tf * %s / (t.tf + %s * (1 - %s + %s * length(c.vector) / %s))
+                q.idf * t.tf * %s::float8 / (t.tf + %s::float8 * (1 - %s::float8 + %s::float8 * length(c.vector) / %s::float8))
             ) AS score
             FROM ({inner}) AS c(id, vector)
             CROSS JOIN LATERAL (
-                SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf FROM unnest(c.vector) AS u
+                -- Only the query's lexemes are unnested: marked (weight A) and kept by ts_filter, in C.
+                SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 AS tf
+                FROM unnest(ts_filter(setweight(c.vector, 'A', %s::text[]), '{{a}}')) AS u
             ) AS t
             JOIN unnest(%s::text[], %s::float8[]) AS q(lexeme, idf) ON q.lexeme = t.lexeme
             GROUP BY c.id
@@ -215,6 +219,7 @@ def _text_channel(
                 BM25_B,
                 weights.average_length,
                 *inner_params,
+                lexemes,
                 lexemes,
                 [weights.idf[lexeme] for lexeme in lexemes],
                 depth,
@@ -230,8 +235,10 @@ def nearest_memories(
     literal = "[" + ",".join(f"{v:.7f}" for v in vector) + "]"
     with connection.cursor() as cursor:
         # Filters apply inside the HNSW scan; iterative scanning keeps going until depth rows pass them.
-        cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-        cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(max(40, depth))])
+        cursor.execute(
+            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true)",
+            [str(max(40, depth))],
+        )
     ranked = (
         memories.filter(embedding_dim=VECTOR_DIM)
         .annotate(distance=RawSQL("(memory_memory.embedding::vector(384)) <=> %s::vector(384)", [literal]))
@@ -327,7 +334,7 @@ def with_named_entities(
     if not entities or not candidates or not boost:
         return scores
     named = set(
-        MemoryEntity.objects.filter(entity__in=entities, memory_id__in=candidates).values_list(
+        MemoryEntity.objects.filter(entity__in=entities, memory_id__any=candidates).values_list(
             "memory_id", flat=True
         )
     )
@@ -345,7 +352,7 @@ def with_neighbours(scores: dict[uuid.UUID, float], weight: float | None = None)
     ids = list(scores)
     best: dict[uuid.UUID, float] = {}
     for src, dst in MemoryLink.objects.filter(
-        kind=LinkKind.NEXT, revoked_at__isnull=True, src_id__in=ids, dst_id__in=ids
+        kind=LinkKind.NEXT, revoked_at__isnull=True, src_id__any=ids, dst_id__any=ids
     ).values_list("src_id", "dst_id"):
         best[src] = max(best.get(src, 0.0), scores[dst])
         best[dst] = max(best.get(dst, 0.0), scores[src])
@@ -353,11 +360,39 @@ def with_neighbours(scores: dict[uuid.UUID, float], weight: float | None = None)
 
 
 _QUERY_EMBEDDING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="query-embedding")
+# Query embeddings the tool door started for the call in progress, by text (a hand-off within one call,
+# never a cache across calls: a later call embeds again, so a changed or stopped embedder is seen).
+_PREFETCHED: ContextVar[dict[str, Future[tuple[Embedder, list[float]]]] | None] = ContextVar(
+    "mnemos_prefetched_query_vectors", default=None
+)
 
 
 def _embed_query(query: str) -> tuple[Embedder, list[float]]:
     embedder = get_embedder()
     return embedder, embedder.embed_query(query)
+
+
+@contextmanager
+def query_vector_prefetch(text: object) -> Iterator[None]:
+    """Start embedding ``text`` now (on the embedder's thread) for a ``hybrid_rank`` later in this call.
+
+    Anything but a non-blank string starts nothing (the handler's validation reports it).
+    """
+    if not isinstance(text, str) or not text.strip():
+        yield
+        return
+    token = _PREFETCHED.set({text: _QUERY_EMBEDDING.submit(_embed_query, text)})
+    try:
+        yield
+    finally:
+        _PREFETCHED.reset(token)
+
+
+def _query_vector(query: str) -> Future[tuple[Embedder, list[float]]]:
+    prefetched = _PREFETCHED.get()
+    if prefetched is not None and query in prefetched:
+        return prefetched.pop(query)
+    return _QUERY_EMBEDDING.submit(_embed_query, query)
 
 
 def hybrid_rank(
@@ -368,13 +403,17 @@ def hybrid_rank(
     project_ids: Sequence[uuid.UUID] | None = None,
 ) -> Ranked:
     """``project_ids``: where the text channel's statistics come from (None: the whole enterprise)."""
-    # The query is embedded on another thread while the text channel's SQL runs (the embedder releases
-    # the GIL), so the two costs overlap instead of adding up.
-    embedding = _QUERY_EMBEDDING.submit(_embed_query, query)
+    # The query is embedded on another thread (the embedder releases the GIL), started by the tool door
+    # when the call passed its gate or else here, so it overlaps the door and the text channel's SQL.
+    embedding = _query_vector(query)
     found: dict[str, list[tuple[uuid.UUID, float]]] = {
         "text": _text_channel(memories, query, depth, project_ids=project_ids)
     }
     available = ["text"]
+    # The entity channel needs no vector: it runs while the embedder may still be working.
+    entities = entities_in(query)
+    # The entity channel has no score of its own: its order (newest first) decays linearly.
+    linked = _entity_channel(memories, entities, depth)
     vector_error = None
     cosines: dict[uuid.UUID, float] = {}
     embedder_name = None
@@ -389,9 +428,6 @@ def hybrid_rank(
         cosines = dict(nearest)
         found["vector"] = nearest
         available.append("vector")
-    entities = entities_in(query)
-    # The entity channel has no score of its own: its order (newest first) decays linearly.
-    linked = _entity_channel(memories, entities, depth)
     found["entity"] = [(pk, 1.0 - rank / max(depth, 1)) for rank, pk in enumerate(linked)]
     available.append("entity")
     scores = fuse(found)
@@ -407,8 +443,15 @@ def hybrid_rank(
 
 
 def memories_by_ids(ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, Memory]:
+    """The rows for ids a ranking returned, without their vectors (``has_vector`` says if there is one)."""
     wanted = list(ids)
-    return {m.pk: m for m in Memory.objects.filter(pk__in=wanted).select_related("workspace", "project")}
+    rows = (
+        Memory.objects.filter(pk__in=wanted)
+        .select_related("workspace", "project")
+        .defer("embedding", "search_vector")
+        .annotate(has_vector=ExpressionWrapper(Q(embedding__isnull=False), output_field=BooleanField()))
+    )
+    return {m.pk: m for m in rows}
 
 
 def recent_first(memories: QuerySet[Memory], since: datetime | None = None) -> QuerySet[Memory]:

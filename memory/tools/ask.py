@@ -150,6 +150,7 @@ def ask(call: ToolCall, args: AskIn) -> AskOut:
 registry.register(
     ToolSpec(
         name="memory.ask",
+        query_argument="purpose",
         toolset="enterprise",
         title="Ask enterprise memory",
         summary="Ask enterprise memory a question, and get an answer with its evidence.",

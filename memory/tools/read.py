@@ -20,7 +20,7 @@ from accounts.errors import Unprocessable
 from accounts.models import Member, Team
 from memory.models import Entity, EntityRename, LinkKind, Memory, MemoryEntity, MemoryLink, MemoryTag, Tag
 from memory.registry import ToolCall, ToolSpec, registry
-from memory.selectors.graph import shared_categories, surroundings
+from memory.selectors.graph import Surroundings, shared_categories, surroundings
 from memory.selectors.search import ReadScope, hybrid_rank, memories_by_ids, scope_for_key, scoped_memories
 from memory.services.memories import fold
 from memory.tools.common import Closed, SearchedScope
@@ -99,7 +99,7 @@ def _read_scope(call: ToolCall) -> ReadScope:
 
 def _hits(
     ids: list[uuid.UUID], scores: dict[uuid.UUID, float], channels: dict[uuid.UUID, list[str]]
-) -> tuple[list[EventHit], Any]:
+) -> tuple[list[EventHit], Surroundings]:
     memories = memories_by_ids(ids)
     around = surroundings(ids, visible_ids=set(ids) | set(memories))
     hits = []
@@ -123,20 +123,19 @@ def _hits(
                 connections=Connections(
                     sequential=Sequential(prev=around.prev.get(pk), next=around.next.get(pk))
                 ),
-                vector_pending=m.embedding is None,
+                vector_pending=not m.has_vector,  # type: ignore[attr-defined]
             )
         )
     return hits, around
 
 
-def _threads(ids: list[uuid.UUID]) -> list[list[str]]:
-    links = MemoryLink.objects.filter(kind=LinkKind.NEXT, src_id__in=ids, dst_id__in=ids).values_list(
-        "src_id", "dst_id"
-    )
-    nxt = dict(links)
-    starts = [i for i in ids if i in nxt and i not in set(nxt.values())]
+def _threads(ids: list[uuid.UUID], around: Surroundings) -> list[list[str]]:
+    """Results that follow one another (live NEXT links among the results, read by ``surroundings``)."""
+    page = set(ids)
+    nxt = {pk: uuid.UUID(after) for pk in ids if (after := around.next.get(pk)) and uuid.UUID(after) in page}
+    followers = set(nxt.values())
     threads = []
-    for start in starts:
+    for start in [i for i in ids if i in nxt and i not in followers]:
         chain, node = [str(start)], start
         while node in nxt and len(chain) < 50:
             node = nxt[node]
@@ -145,7 +144,8 @@ def _threads(ids: list[uuid.UUID]) -> list[list[str]]:
     return threads
 
 
-def _clusters(ids: list[uuid.UUID]) -> list[list[str]]:
+def _clusters(ids: list[uuid.UUID], around: Surroundings) -> list[list[str]]:
+    """Results the archivist linked as similar or duplicate, grouped (union-find over those links)."""
     parent = {i: i for i in ids}
 
     def root(i: uuid.UUID) -> uuid.UUID:
@@ -153,25 +153,26 @@ def _clusters(ids: list[uuid.UUID]) -> list[list[str]]:
             i = parent[i]
         return i
 
-    for a, b in MemoryLink.objects.filter(
-        kind__in=[LinkKind.SIMILAR, LinkKind.DUPLICATE], src_id__in=ids, dst_id__in=ids
-    ).values_list("src_id", "dst_id"):
-        parent[root(a)] = root(b)
+    for pk in ids:
+        for relation in around.relations.get(pk, []):
+            other = uuid.UUID(relation["id"])
+            if relation["type"] in (LinkKind.SIMILAR, LinkKind.DUPLICATE) and other in parent:
+                parent[root(pk)] = root(other)
     groups: dict[uuid.UUID, list[str]] = {}
     for i in ids:
         groups.setdefault(root(i), []).append(str(i))
     return [g for g in groups.values() if len(g) > 1]
 
 
-def _hint(ids: list[uuid.UUID], around: Any, available: list[str]) -> Hint:
+def _hint(ids: list[uuid.UUID], around: Surroundings, available: list[str]) -> Hint:
     counts: Counter[tuple[int, str, str]] = Counter()
     for pk in ids:
         counts.update(set(around.entities.get(pk, [])))
     return Hint(
-        threads=_threads(ids),
+        threads=_threads(ids, around),
         entities=[HintEntity(id=e[0], name=e[1], type=e[2], count=n) for e, n in counts.most_common(10)],
         categories=[Category(**c) for c in shared_categories([around.tag_ids.get(pk, []) for pk in ids])],  # type: ignore[arg-type]
-        clusters=_clusters(ids),
+        clusters=_clusters(ids, around),
         available_channels=available,
     )
 
@@ -701,6 +702,7 @@ _READ = {
 registry.register(
     ToolSpec(
         name="search_memory",
+        query_argument="query",
         toolset="aiakiv",
         title="Search memory",
         summary="Find stored memories that answer a question (hybrid text, vector and entity search).",
@@ -734,6 +736,7 @@ registry.register(
 registry.register(
     ToolSpec(
         name="search",
+        query_argument="query",
         toolset="remember",
         title="Search records",
         summary="Search the key's project; each result shows its status and graph relations.",
@@ -804,6 +807,7 @@ registry.register(
 registry.register(
     ToolSpec(
         name="find_memory_connections",
+        query_argument="sentence",
         toolset="aiakiv",
         title="Find memory connections",
         summary="From a sentence, the memories reached through shared entities, similarity and sequence.",

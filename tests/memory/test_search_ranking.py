@@ -166,3 +166,48 @@ def test_the_text_channel_can_use_the_gin_index_under_row_level_security(client,
         cursor.execute("EXPLAIN SELECT id FROM memory_memory WHERE search_vector @@ 'quokka'::tsquery")
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "memory_search_vector" in plan, plan
+
+
+def test_the_door_starts_the_query_embedding_and_hands_it_over_once(client, world, alice, monkeypatch):
+    """The door starts embedding search_memory's query when the call passes its gate; hybrid_rank takes
+    that one (no second embedding), and nothing outlives the call (the next call embeds again)."""
+    first = save_event(client, alice, "Quokka", "A quokka visited the staging server room.")
+    archive(world, first)
+    embedded: list[str] = []
+    handed: list[set[str]] = []
+    real_embed, real_rank = search_selectors._embed_query, search_selectors.hybrid_rank
+
+    def counting_embed(query):
+        embedded.append(query)
+        return real_embed(query)
+
+    def watching_rank(**kwargs):
+        handed.append(set(search_selectors._PREFETCHED.get() or {}))
+        return real_rank(**kwargs)
+
+    monkeypatch.setattr(search_selectors, "_embed_query", counting_embed)
+    monkeypatch.setattr("memory.tools.read.hybrid_rank", watching_rank)
+    query = "Where did the quokka go?"
+    for n in (1, 2):
+        body = tool(client, alice, "search_memory", {"query": query}).json()
+        assert "vector" in body["hint"]["available_channels"] and body["hits"][0]["event_id"] == first
+        assert embedded == [query] * n and handed[-1] == {query}
+    assert search_selectors._PREFETCHED.get() is None
+    # A blank or non-string query starts nothing; the handler's own error answers.
+    assert tool(client, alice, "search_memory", {"query": "  "}).status_code == 422
+    assert tool(client, alice, "search_memory", {"query": 5}).status_code == 422
+    assert embedded == [query, query]
+
+
+def test_any_lookup_matches_in(client, world, alice):
+    from memory.models import MemoryEntity
+
+    ids = [save_event(client, alice, f"Note {i}", f"Note {i} about Ada.", entities=["Ada"]) for i in range(3)]
+    with ctx(world):
+        assert set(Memory.objects.filter(pk__any=ids[:2]).values_list("pk", flat=True)) == set(
+            Memory.objects.filter(pk__in=ids[:2]).values_list("pk", flat=True)
+        )
+        assert list(Memory.objects.filter(pk__any=[])) == []
+        linked = MemoryEntity.objects.filter(memory_id__any=ids[1:]).values_list("memory_id", flat=True)
+        assert {str(pk) for pk in linked} == set(ids[1:])
+        assert MemoryEntity.objects.filter(memory__any=ids[:1]).count() == 1
