@@ -211,3 +211,19 @@ def test_any_lookup_matches_in(client, world, alice):
         linked = MemoryEntity.objects.filter(memory_id__any=ids[1:]).values_list("memory_id", flat=True)
         assert {str(pk) for pk in linked} == set(ids[1:])
         assert MemoryEntity.objects.filter(memory__any=ids[:1]).count() == 1
+
+
+def test_memory_rows_keep_their_vector_inline(db):
+    """Migration 0009: a vector is not moved to TOAST (a lookup per candidate read) before the row fills a page."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT c.reloptions, a.attstorage FROM pg_class c
+            JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'embedding'
+            WHERE c.relname = 'memory_memory'
+            """
+        )
+        options, storage = cursor.fetchone()
+    assert "toast_tuple_target=8160" in options and storage == "m"
