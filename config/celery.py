@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from celery import Celery
+from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -37,6 +38,15 @@ def _broker_options() -> dict[str, Any]:
 @app.on_after_configure.connect
 def _configure_broker(sender: Celery, **_: Any) -> None:
     sender.conf.update(_broker_options())
+
+
+@worker_init.connect
+def _lower_priority(**_: Any) -> None:
+    """The worker yields the CPU to the web server: its pool processes inherit this niceness."""
+    from django.conf import settings
+
+    if settings.WORKER_NICE > 0 and hasattr(os, "nice"):
+        os.nice(settings.WORKER_NICE)
 
 
 app.autodiscover_tasks()

@@ -45,3 +45,15 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def web_workers() -> int:
+    """uvicorn worker processes for ``manage.py serve``: ``MNEMOS_WEB_WORKERS``, else one per core up to 4.
+
+    One process runs Python on one core at a time; on two cores a second process took saves from
+    57 to 85 a second (bench/RESULTS.md). The MCP endpoint is stateless, so any worker answers any call.
+    """
+    workers = env_int("MNEMOS_WEB_WORKERS", min(os.cpu_count() or 1, 4))
+    if workers < 1:
+        raise ImproperlyConfigured("MNEMOS_WEB_WORKERS must be 1 or more")
+    return workers

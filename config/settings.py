@@ -152,6 +152,9 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env_str("MNEMOS_CELERY_QUEUE", "mnemos")
+# The worker (the archivist's embedder) runs at this niceness, so saves and searches come first and
+# the archivist takes what CPU they leave (bench/RESULTS.md, write throughput). 0 keeps it level.
+WORKER_NICE = env_int("MNEMOS_WORKER_NICE", 10)
 HEALTH_WORKER_TIMEOUT = float(env_int("MNEMOS_HEALTH_WORKER_TIMEOUT_MS", 2000)) / 1000.0
 
 LOGGING: dict[str, object] = {

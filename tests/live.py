@@ -93,6 +93,14 @@ def running_worker() -> Iterator[str]:
         yield name
 
 
+def web_workers_args() -> list[str]:
+    """uvicorn's ``--workers`` when MNEMOS_WEB_WORKERS is set (the benches set serve's count); else one."""
+    from config.uvicorn_http import HTTP_PROTOCOL
+
+    workers = os.environ.get("MNEMOS_WEB_WORKERS", "").strip()
+    return ["--workers", workers, "--http", HTTP_PROTOCOL] if workers else []
+
+
 @contextmanager
 def running_web() -> Iterator[str]:
     """The ASGI application (Django + MCP) under uvicorn; yields its base URL."""
@@ -113,6 +121,7 @@ def running_web() -> Iterator[str]:
             str(port),
             "--log-level",
             "warning",
+            *web_workers_args(),
         ],
         cwd=ROOT,
         env={**os.environ, "PYTHONUNBUFFERED": "1", "MNEMOS_PUBLIC_URL": base},

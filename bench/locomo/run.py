@@ -234,11 +234,13 @@ def maybe_worker(enabled: bool) -> Iterator[None]:
 def web_server(extra_env: dict[str, str] | None = None) -> Iterator[str]:
     """tests/live.py's running_web, with extra environment for the server process only.
 
-    The server takes its connections from a pool of 8, as ``manage.py serve`` runs it (without one,
-    each request opens a connection: ~13 ms more per search, measured at 100k memories)."""
+    It runs as ``manage.py serve`` runs it: its connections from a pool of 8 (without one, each
+    request opens a connection: ~13 ms more per search, measured at 100k memories) and serve's number
+    of uvicorn workers (config.env.web_workers)."""
+    from config.env import web_workers
     from tests.live import running_web
 
-    extra_env = {"MNEMOS_DB_POOL": "8", **(extra_env or {})}
+    extra_env = {"MNEMOS_DB_POOL": "8", "MNEMOS_WEB_WORKERS": str(web_workers()), **(extra_env or {})}
     saved = {k: os.environ.get(k) for k in extra_env or {}}
     os.environ.update(extra_env or {})
     try:

@@ -114,3 +114,25 @@ def test_healthz_is_red_when_the_broker_is_down(live_db, monkeypatch):
     assert response.status_code == 503
     assert body["checks"]["broker"]["ok"] is False
     assert body["checks"]["worker"]["ok"] is False
+
+
+def test_the_worker_runs_below_the_web_server(settings):
+    """MNEMOS_WORKER_NICE (default 10): the worker's pool processes yield the CPU to saves and searches."""
+    import os
+    from pathlib import Path
+
+    from tests.live import worker_process
+
+    assert settings.WORKER_NICE == 10
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    with worker_process() as (_, process):
+        pool = [
+            int(p.name)
+            for p in Path("/proc").iterdir()
+            if p.name.isdigit()
+            and (p / "stat").exists()
+            and int((p / "stat").read_text().rsplit(")", 1)[1].split()[1]) == process.pid
+        ]
+        assert pool, "the worker has no pool process"
+        for pid in [process.pid, *pool]:
+            assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, mine + 10)

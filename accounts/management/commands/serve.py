@@ -24,6 +24,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.bootstrap import bootstrap_database
 from accounts.services.demo import demo_seed
+from config.env import web_workers
+from config.uvicorn_http import HTTP_PROTOCOL
 
 
 def _name(child: subprocess.Popen[bytes]) -> str:
@@ -117,6 +119,10 @@ class Command(BaseCommand):
                 str(port),
                 "--log-level",
                 "warning",
+                "--workers",
+                str(web_workers()),
+                "--http",
+                HTTP_PROTOCOL,
             ],
             env=env,
             start_new_session=True,
