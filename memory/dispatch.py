@@ -169,6 +169,11 @@ def tool_dispatch(
                 action="tool.refused", target=key, details=_call_audit_details(spec, surface, None, exc)
             )
             return ToolOutcome(spec=spec, error=exc)
+        # The call passed: all this transaction keeps is the rate window's count, which need not wait
+        # for the WAL to reach the disk (a crash could forget a few counted calls, never a memory or an
+        # audit event; a refusal above commits durably with its audit).
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('synchronous_commit', 'off', true)")
         now = timezone.now()
         if key.last_used_at is None or now - key.last_used_at >= TOUCH_EVERY:
             # A key's latest use to the minute: one job a minute per busy key, not one per call.
