@@ -92,15 +92,17 @@ def tenant_context(
     )
     outer = _current.get()
     token = _current.set(ctx)
+    # Outermost, the settings end with the transaction's COMMIT; inside another transaction they would
+    # outlive this block (set_config(..., true) lasts to the end of the outermost transaction, not of a
+    # savepoint), so there they are handed back to the outer context (or none).
+    nested = connection.in_atomic_block
     try:
         with transaction.atomic():
             _apply(ctx)
             try:
                 yield ctx
             finally:
-                # set_config(..., true) lasts to the end of the outermost transaction,
-                # not of a savepoint: hand the outer context (or none) back.
-                if not transaction.get_rollback():
+                if nested and not transaction.get_rollback():
                     _apply(outer or _NO_TENANT)
     finally:
         _current.reset(token)
@@ -131,6 +133,7 @@ def identity_lookup(*, user_id: int | None = None, key_digest: str | None = None
     enterprise); the key door sees only the access key whose digest it holds.
     Nothing else of any tenant is visible.
     """
+    nested = connection.in_atomic_block  # outermost, COMMIT ends the settings (see tenant_context)
     with transaction.atomic():
         if user_id is not None:
             _set_local(USER_SETTING, str(user_id))
@@ -141,7 +144,7 @@ def identity_lookup(*, user_id: int | None = None, key_digest: str | None = None
             yield
         finally:
             _current.reset(token)
-            if not transaction.get_rollback():
+            if nested and not transaction.get_rollback():
                 _set_local(USER_SETTING, "")
                 _set_local(KEY_DIGEST_SETTING, "")
 

@@ -128,3 +128,23 @@ def test_nested_context_hands_the_outer_tenant_back(world):
             assert _raw_enterprises("accounts_project") == {str(world.b.enterprise.pk)}
         assert _raw_enterprises("accounts_project") == {str(world.a.enterprise.pk)}
     assert _raw_count("accounts_project") == 0
+
+
+def test_an_outermost_context_leaves_nothing_behind_its_commit(committed_world, django_db_blocker):
+    """Outermost, the doors skip the reset statements: the COMMIT itself ends set_config(..., true)."""
+    from accounts.selectors.keys import access_key_identify
+
+    world = committed_world
+    _, secret = world.alice.keys[world.a.enterprise.slug]
+    with django_db_blocker.unblock():
+        assert not connection.in_atomic_block
+        access_key_identify(secret=secret)
+        with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
+            assert _raw_enterprises("accounts_project") == {str(world.a.enterprise.pk)}
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT coalesce(current_setting('app.enterprise_id', true), ''),"
+                " coalesce(current_setting('app.access_key_digest', true), '')"
+            )
+            assert cursor.fetchone() == ("", "")
+        assert _raw_count("accounts_project") == 0
