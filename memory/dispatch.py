@@ -154,6 +154,7 @@ def tool_dispatch(
         return ToolOutcome(spec=registry.get(name), error=exc)
 
     spec = registry.get(name)
+    outermost = not connection.in_atomic_block
     # The gate: its own transaction, so the rate counter and a refusal's audit commit.
     with tenant_context(enterprise_id=identity.enterprise_id, request_id=request_id, door="tools") as ctx:
         key = _load_key(identity.key_id)
@@ -169,11 +170,13 @@ def tool_dispatch(
                 action="tool.refused", target=key, details=_call_audit_details(spec, surface, None, exc)
             )
             return ToolOutcome(spec=spec, error=exc)
-        # The call passed: all this transaction keeps is the rate window's count, which need not wait
-        # for the WAL to reach the disk (a crash could forget a few counted calls, never a memory or an
-        # audit event; a refusal above commits durably with its audit).
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT set_config('synchronous_commit', 'off', true)")
+        if outermost:
+            # The call passed: all this transaction keeps is the rate window's count, which need not
+            # wait for the WAL to reach the disk (a crash could forget a few counted calls, never a
+            # memory or an audit event; a refusal above commits durably with its audit). Only when the
+            # gate is its own transaction: inside a caller's, the setting would last to that one's end.
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT set_config('synchronous_commit', 'off', true)")
         now = timezone.now()
         if key.last_used_at is None or now - key.last_used_at >= TOUCH_EVERY:
             # A key's latest use to the minute: one job a minute per busy key, not one per call.

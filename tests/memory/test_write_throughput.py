@@ -45,12 +45,12 @@ def test_a_save_takes_a_fixed_number_of_statements(world, alice):
     known = _statements(
         alice, entities=[{"name": "Dana", "type": "person"}], tags=["deploy"], content="Dana, again."
     )
-    # identity (digest, key, reset), gate (context, key, window, asynchronous commit, reset), the call
-    # (context, project, workspace, known tags, lock, limits, team, row, entities, entity links, tags,
-    # tag links, audit, tag tree, audit, reset). The resets run here because the test's own transaction
-    # encloses the doors'; outermost, as in a served request, the COMMIT ends the settings and the three
-    # resets are not sent.
-    assert len(known) == 25, "\n".join(known)
+    # identity (digest, key, reset), gate (context, key, window, reset), the call (context, project,
+    # workspace, known tags, lock, limits, team, row, entities, entity links, tags, tag links, audit,
+    # tag tree, audit, reset). The test's own transaction encloses the doors': outermost, as in a served
+    # request, the COMMIT ends the settings and the four resets are not sent, and the gate adds one
+    # statement (its asynchronous commit).
+    assert len(known) == 24, "\n".join(known)
     fresh = _statements(
         alice,
         entities=[{"name": "Lee", "type": "person"}, {"name": "Kim", "type": "person"}],
@@ -59,7 +59,34 @@ def test_a_save_takes_a_fixed_number_of_statements(world, alice):
     )
     # New names: one insert and one read back for the entities; an insert and a read back per new tag
     # level (infra; infra/dns and infra/cdn; infra/dns/zones); the suggestions for the two new tags.
-    assert len(fresh) == 35, "\n".join(fresh)
+    assert len(fresh) == 34, "\n".join(fresh)
+
+
+def test_a_served_save_sends_no_resets_and_commits_its_gate_asynchronously(
+    committed_world, django_db_blocker
+):
+    """Outermost, as a request runs it: the four reset statements are not sent (the COMMITs end the
+    settings), and only the gate's transaction commits without waiting for the WAL flush."""
+    world = committed_world
+    _, secret = world.alice.keys[world.a.enterprise.slug]
+    with django_db_blocker.unblock():
+        assert not connection.in_atomic_block
+        _save(secret, entities=[{"name": "Dana", "type": "person"}], tags=["deploy"])
+        with CaptureQueriesContext(connection) as captured:
+            _save(
+                secret, entities=[{"name": "Dana", "type": "person"}], tags=["deploy"], content="Dana, again."
+            )
+    sent = [q["sql"] for q in captured.captured_queries]
+    assert not [
+        q
+        for q in sent
+        if "set_config('app.user_id', ''" in q or "set_config('app.access_key_digest', ''" in q
+    ]
+    asynchronous = [i for i, q in enumerate(sent) if "synchronous_commit" in q]
+    commits = [i for i, q in enumerate(sent) if q == "COMMIT"]
+    # identity, gate, call: the asynchronous setting sits in the second transaction only.
+    assert len(commits) == 3 and len(asynchronous) == 1 and commits[0] < asynchronous[0] < commits[1]
+    assert len([q for q in sent if q not in ("BEGIN", "COMMIT")]) == 24 - 4 + 1
 
 
 def test_entities_of_one_save_share_one_row_per_folded_name(world, alice):
