@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import socket
 
-from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 
@@ -24,24 +23,11 @@ def _no_delay(transport: asyncio.BaseTransport) -> None:
 
 
 class NoDelayHttpToolsProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol (its parser in C: the default when httptools is installed)."""
+    """uvicorn's httptools protocol (its parser in C; httptools is in requirements.txt)."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:  # type: ignore[override]
         _no_delay(transport)
         super().connection_made(transport)  # type: ignore[arg-type]
 
 
-class NoDelayH11Protocol(H11Protocol):
-    """uvicorn's pure-Python h11 protocol, for where httptools cannot be installed."""
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:  # type: ignore[override]
-        _no_delay(transport)
-        super().connection_made(transport)  # type: ignore[arg-type]
-
-
-try:
-    import httptools  # noqa: F401
-
-    HTTP_PROTOCOL = f"{__name__}:{NoDelayHttpToolsProtocol.__name__}"
-except ImportError:  # pragma: no cover - httptools is in requirements.txt
-    HTTP_PROTOCOL = f"{__name__}:{NoDelayH11Protocol.__name__}"
+HTTP_PROTOCOL = f"{__name__}:{NoDelayHttpToolsProtocol.__name__}"
