@@ -240,24 +240,24 @@ def web_server(extra_env: dict[str, str] | None = None) -> Iterator[str]:
     from config.env import web_workers
     from tests.live import running_web
 
-    extra_env = {"MNEMOS_DB_POOL": "8", "MNEMOS_WEB_WORKERS": str(web_workers()), **(extra_env or {})}
-    saved = {k: os.environ.get(k) for k in extra_env or {}}
-    os.environ.update(extra_env or {})
-    try:
-        with running_web() as base:
-            for k, v in saved.items():  # the child has its copy; the bench process keeps its own
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
-            saved = {}
-            yield base
-    finally:
+    env = {"MNEMOS_DB_POOL": "8", "MNEMOS_WEB_WORKERS": str(web_workers()), **(extra_env or {})}
+    saved = {k: os.environ.get(k) for k in env}
+
+    def restore() -> None:  # the child has its copy; the bench process keeps its own
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+        saved.clear()
+
+    os.environ.update(env)
+    try:
+        with running_web() as base:
+            restore()
+            yield base
+    finally:
+        restore()
 
 
 # --------------------------------------------------------------------------- search

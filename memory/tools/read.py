@@ -132,7 +132,8 @@ def _hits(
 def _threads(ids: list[uuid.UUID], around: Surroundings) -> list[list[str]]:
     """Results that follow one another (live NEXT links among the results, read by ``surroundings``)."""
     page = set(ids)
-    nxt = {pk: uuid.UUID(after) for pk in ids if (after := around.next.get(pk)) and uuid.UUID(after) in page}
+    following = {pk: uuid.UUID(after) for pk in ids if (after := around.next.get(pk))}
+    nxt = {pk: after for pk, after in following.items() if after in page}
     followers = set(nxt.values())
     threads = []
     for start in [i for i in ids if i in nxt and i not in followers]:
