@@ -6,9 +6,14 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-from django.core.asgi import get_asgi_application
+import django
 
-django_application = get_asgi_application()
+django.setup(set_prefix=False)
+
+from config.asgi_handler import SyncChainASGIHandler  # noqa: E402
+
+# What get_asgi_application() returns, but with the middleware chain run in one thread hop.
+django_application = SyncChainASGIHandler()
 
 from memory.mcp_http import build_mcp_asgi  # noqa: E402
 

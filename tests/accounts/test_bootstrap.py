@@ -90,3 +90,33 @@ def test_a_urls_own_server_options_are_kept(monkeypatch):
     monkeypatch.delenv("DATABASE_APP_URL", raising=False)
     options = database_settings()["owner"]["OPTIONS"]["options"]
     assert "search_path=mnemos" in options and "jit=off" in options
+
+
+@pytest.mark.django_db(databases=["default"])
+def test_a_repeated_statement_is_prepared_on_its_connection():
+    """Parameters are bound server-side, so a statement's text repeats and psycopg prepares it past the
+    threshold: PostgreSQL then parses and rewrites it (row-level security included) once a connection."""
+    from django.db import connection
+
+    from accounts.models import Plan
+
+    assert connection.settings_dict["OPTIONS"]["server_side_binding"] is True
+    threshold = connection.settings_dict["OPTIONS"]["prepare_threshold"]
+    assert threshold == 5
+    for value in range(threshold + 2):  # a different value each time: one text, one prepared statement
+        list(Plan.objects.filter(max_memories_per_project__gt=value).values_list("pk", flat=True))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT statement FROM pg_prepared_statements WHERE statement LIKE %s",
+            ['%FROM "accounts_plan"%max_memories_per_project" > $1%'],
+        )
+        assert len(cursor.fetchall()) == 1
+
+
+def test_preparing_can_be_turned_off(monkeypatch):
+    from accounts.dbserver import database_settings
+
+    monkeypatch.setenv("MNEMOS_DB_PREPARE_THRESHOLD", "0")
+    assert database_settings()["default"]["OPTIONS"]["prepare_threshold"] is None
+    monkeypatch.setenv("MNEMOS_DB_PREPARE_THRESHOLD", "2")
+    assert database_settings()["owner"]["OPTIONS"]["prepare_threshold"] == 2
