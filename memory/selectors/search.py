@@ -139,6 +139,12 @@ class TermWeights:
         return chosen
 
 
+# Statements are prepared per connection (accounts/dbserver.py), and PostgreSQL may then reuse a generic
+# plan, made without the values. The ranking channels' best plan depends on them (how many rows a tsquery
+# matches, the LIMIT an HNSW scan must fill), so from the term statistics on, and for every vector query,
+# the read's transaction plans each statement for its values; it is still parsed and rewritten only once.
+
+
 def term_weights(query: str, *, project_ids: Sequence[uuid.UUID] | None) -> TermWeights:
     """BM25 statistics for the query from the per-project counts (memory.TermStat, kept by triggers).
 
@@ -156,6 +162,8 @@ def term_weights(query: str, *, project_ids: Sequence[uuid.UUID] | None) -> Term
             )
             SELECT q.lexeme, coalesce(sum(s.docs), 0), coalesce(sum(s.length), 0)
             FROM (SELECT lexeme FROM q UNION SELECT '') q
+            -- From here on the read's statements get plans made for their values (the note above).
+            CROSS JOIN (SELECT set_config('plan_cache_mode', 'force_custom_plan', true)) AS custom_plans
             LEFT JOIN memory_termstat s ON s.lexeme = q.lexeme AND {where}
             GROUP BY q.lexeme
             """,
@@ -236,7 +244,8 @@ def nearest_memories(
     with connection.cursor() as cursor:
         # Filters apply inside the HNSW scan; iterative scanning keeps going until depth rows pass them.
         cursor.execute(
-            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true)",
+            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true), "
+            "set_config('plan_cache_mode', 'force_custom_plan', true)",
             [str(max(40, depth))],
         )
     ranked = (

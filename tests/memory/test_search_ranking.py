@@ -227,3 +227,28 @@ def test_memory_rows_keep_their_vector_inline(db):
         )
         options, storage = cursor.fetchone()
     assert "toast_tuple_target=8160" in options and storage == "m"
+
+
+def test_the_ranking_channels_plan_for_their_values(client, world, alice):
+    """Statements are prepared per connection; the text and vector channels' own statements must not take a
+    generic plan (a tsquery's row count and an HNSW scan's LIMIT decide theirs), so a read's transaction
+    switches to custom plans from the term statistics on, and every vector query does too."""
+    from django.db import connection
+
+    save_event(client, alice, "Quokka", "A quokka was seen.")
+
+    def mode() -> str:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('plan_cache_mode')")
+            return str(cursor.fetchone()[0])
+
+    with ctx(world):
+        assert mode() == "auto"  # transaction-local (set_config(..., true)), like every setting the app makes
+        search_selectors.term_weights("quokka", project_ids=[world.a.project.pk])
+        assert mode() == "force_custom_plan"
+    with ctx(world):
+        with connection.cursor() as cursor:  # the test's own transaction holds the first block's setting
+            cursor.execute("SELECT set_config('plan_cache_mode', 'auto', true)")
+        memories = Memory.objects.filter(project=world.a.project)
+        search_selectors.nearest_memories(memories, [1.0] + [0.0] * 383, 5)
+        assert mode() == "force_custom_plan"
