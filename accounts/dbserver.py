@@ -79,16 +79,18 @@ def _options() -> dict[str, Any]:
     # JIT off: Mnemos's statements are short OLTP reads and writes, and PostgreSQL's JIT (on by default)
     # compiles any plan whose estimate passes jit_above_cost, which a count or a candidate scan over a
     # large project does: tens of milliseconds of compilation for a query that runs in a few.
-    opts: dict[str, Any] = {"connect_timeout": 10, "options": "-c jit=off"}
     # Server-side parameters, so a statement's text is the same from call to call and psycopg prepares
     # it on a connection after MNEMOS_DB_PREPARE_THRESHOLD runs (default 5; 0 turns preparing off):
     # PostgreSQL then parses, rewrites (row-level security's policies are added there) and, when its
     # generic plan is as good as a custom one, plans a door's statement once per pooled connection,
     # not on every call. Measured in bench/RESULTS.md (write throughput).
     threshold = env_int("MNEMOS_DB_PREPARE_THRESHOLD", 5)
-    opts["server_side_binding"] = True
-    opts["prepare_threshold"] = threshold if threshold > 0 else None
-    return opts
+    return {
+        "connect_timeout": 10,
+        "options": "-c jit=off",
+        "server_side_binding": True,
+        "prepare_threshold": threshold if threshold > 0 else None,
+    }
 
 
 def database_settings() -> dict[str, Any]:

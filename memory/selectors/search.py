@@ -143,6 +143,7 @@ class TermWeights:
 # plan, made without the values. The ranking channels' best plan depends on them (how many rows a tsquery
 # matches, the LIMIT an HNSW scan must fill), so from the term statistics on, and for every vector query,
 # the read's transaction plans each statement for its values; it is still parsed and rewritten only once.
+CUSTOM_PLANS = "set_config('plan_cache_mode', 'force_custom_plan', true)"
 
 
 def term_weights(query: str, *, project_ids: Sequence[uuid.UUID] | None) -> TermWeights:
@@ -162,8 +163,7 @@ def term_weights(query: str, *, project_ids: Sequence[uuid.UUID] | None) -> Term
             )
             SELECT q.lexeme, coalesce(sum(s.docs), 0), coalesce(sum(s.length), 0)
             FROM (SELECT lexeme FROM q UNION SELECT '') q
-            -- From here on the read's statements get plans made for their values (the note above).
-            CROSS JOIN (SELECT set_config('plan_cache_mode', 'force_custom_plan', true)) AS custom_plans
+            CROSS JOIN (SELECT {CUSTOM_PLANS}) AS custom_plans
             LEFT JOIN memory_termstat s ON s.lexeme = q.lexeme AND {where}
             GROUP BY q.lexeme
             """,
@@ -244,8 +244,7 @@ def nearest_memories(
     with connection.cursor() as cursor:
         # Filters apply inside the HNSW scan; iterative scanning keeps going until depth rows pass them.
         cursor.execute(
-            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true), "
-            "set_config('plan_cache_mode', 'force_custom_plan', true)",
+            f"SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true), {CUSTOM_PLANS}",
             [str(max(40, depth))],
         )
     ranked = (
