@@ -57,3 +57,14 @@ def web_workers() -> int:
     if workers < 1:
         raise ImproperlyConfigured("MNEMOS_WEB_WORKERS must be 1 or more")
     return workers
+
+
+def web_threads() -> int:
+    """Threads a web process serves Django requests on (config/asgi_handler.py): ``MNEMOS_WEB_THREADS``,
+    else the connection pool's size (``MNEMOS_DB_POOL``; more threads would only wait for a
+    connection), else 8."""
+    pool = env_int("MNEMOS_DB_POOL", 0)
+    threads = env_int("MNEMOS_WEB_THREADS", pool if pool > 0 else 8)
+    if threads < 1:
+        raise ImproperlyConfigured("MNEMOS_WEB_THREADS must be 1 or more")
+    return threads

@@ -1,65 +1,170 @@
-"""config/asgi_handler.py: the ASGI app runs Django's middleware chain synchronously, in one thread hop,
-with the same middleware doing the same things as under Django's own handler."""
+"""config/asgi_handler.py: each request is served in one hop into a long-lived thread pool, with the
+middleware chain run synchronously and doing what it does under Django's own handler."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import uuid
+from collections.abc import Callable
+from typing import Any
 
 import httpx
 import pytest
 from asgiref.sync import iscoroutinefunction
-from django.http import HttpResponse
+from django.core import signals
+from django.db import connection
+from django.http import HttpResponse, StreamingHttpResponse
 from django.urls import path
 
-from config.asgi_handler import SyncChainASGIHandler
+from accounts.tenancy import current_tenant_or_none, tenant_context
+from config.asgi_handler import PooledSyncASGIHandler
 
-seen: dict[str, object] = {}
+seen: dict[str, Any] = {}
 
 
 def _probe(request):
     seen["thread"] = threading.get_ident()
+    seen["thread_name"] = threading.current_thread().name
     seen["has_session"] = hasattr(request, "session")
     seen["has_htmx"] = hasattr(request, "htmx")
     seen["user_is_lazy"] = hasattr(request, "user")
     return HttpResponse("ok")
 
 
-urlpatterns = [path("probe", _probe)]
+def _tenant(request):
+    seen.setdefault("tenant_at_start", []).append(current_tenant_or_none())
+    with tenant_context(enterprise_id=request.GET["e"], door="test"):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    return HttpResponse("ok")
+
+
+async def _parts():
+    for part in (b"one ", b"two ", b"three"):
+        yield part
+
+
+def _stream(request):
+    return StreamingHttpResponse(_parts())
+
+
+urlpatterns = [path("probe", _probe), path("tenant", _tenant), path("stream", _stream)]
+
+
+@pytest.fixture
+def serve(settings, monkeypatch: pytest.MonkeyPatch) -> Callable[..., list[httpx.Response]]:
+    settings.ROOT_URLCONF = __name__
+    settings.ALLOWED_HOSTS = ["testserver"]
+    seen.clear()
+
+    def run(*paths: str, threads: int = 2) -> list[httpx.Response]:
+        monkeypatch.setenv("MNEMOS_WEB_THREADS", str(threads))
+        handler = PooledSyncASGIHandler()
+        seen["handler"] = handler
+
+        async def calls() -> list[httpx.Response]:
+            seen["loop_thread"] = threading.get_ident()
+            transport = httpx.ASGITransport(app=handler)  # type: ignore[arg-type]
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+                return [await client.get(p, headers={"HX-Request": "true"}) for p in paths]
+
+        return asyncio.run(calls())
+
+    return run
 
 
 def test_the_chain_is_built_in_sync_mode():
     from django.core.handlers.asgi import ASGIHandler
 
     # Django's own chain is awaited from the event loop (here a SyncToAsync: WhiteNoise is sync-only);
-    # this handler's is a plain callable, run in one sync_to_async by get_response_async.
+    # this handler's is a plain callable, run in the request's one pool thread.
     assert iscoroutinefunction(ASGIHandler()._middleware_chain)
-    assert not iscoroutinefunction(SyncChainASGIHandler()._middleware_chain)
+    assert not iscoroutinefunction(PooledSyncASGIHandler()._middleware_chain)
 
 
 @pytest.mark.django_db(databases=["default"])
-def test_a_request_runs_every_middleware_off_the_event_loop(settings):
-    settings.ROOT_URLCONF = __name__
-    settings.ALLOWED_HOSTS = ["testserver"]
-    handler = SyncChainASGIHandler()
-
-    async def call() -> httpx.Response:
-        seen["loop_thread"] = threading.get_ident()
-        transport = httpx.ASGITransport(app=handler)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
-            return await client.get("/probe", headers={"HX-Request": "true"})
-
-    response = asyncio.run(call())
+def test_a_request_runs_every_middleware_in_a_pool_thread(serve):
+    [response] = serve("/probe")
     assert response.status_code == 200 and response.text == "ok"
     # Each middleware did its part: the security and clickjacking headers, session, auth, htmx.
     assert response.headers["X-Frame-Options"] == "DENY"
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     assert seen["has_session"] and seen["has_htmx"] and seen["user_is_lazy"]
     assert seen["thread"] != seen["loop_thread"]
+    assert seen["thread_name"].startswith("django-request")
 
 
 @pytest.mark.django_db(databases=["default"])
-def test_the_app_served_is_the_sync_chain_handler():
+def test_started_view_and_finished_share_one_thread_and_threads_are_reused(serve):
+    threads: dict[str, list[int]] = {"started": [], "finished": []}
+
+    def started(**_: Any) -> None:
+        threads["started"].append(threading.get_ident())
+
+    def finished(**_: Any) -> None:
+        threads["finished"].append(threading.get_ident())
+
+    signals.request_started.connect(started)
+    signals.request_finished.connect(finished)
+    try:
+        responses = serve("/probe", "/probe", "/probe", threads=1)
+    finally:
+        signals.request_started.disconnect(started)
+        signals.request_finished.disconnect(finished)
+    assert [r.status_code for r in responses] == [200, 200, 200]
+    # One thread in the pool: every request, its signals and its view ran on that same thread.
+    assert len(set(threads["started"])) == 1
+    assert threads["started"] == threads["finished"] == [seen["thread"]] * 3
+
+
+@pytest.mark.django_db(databases=["default"])
+def test_nothing_of_a_request_is_left_in_its_thread_for_the_next(serve):
+    a, b = uuid.uuid4(), uuid.uuid4()
+    responses = serve(f"/tenant?e={a}", f"/tenant?e={b}", f"/tenant?e={a}", threads=1)
+    assert [r.status_code for r in responses] == [200, 200, 200]
+    # The same thread served all three: no tenant context survived a request.
+    assert seen["tenant_at_start"] == [None, None, None]
+    # request_finished ran in that thread: its connection went back (closed) with the request.
+    handler: PooledSyncASGIHandler = seen["handler"]
+    assert handler._executor.submit(lambda: connection.connection).result() is None
+
+
+@pytest.mark.django_db(databases=["default"])
+def test_a_streaming_response_is_sent_whole_then_closed(serve):
+    finished: list[int] = []
+
+    def on_finished(**_: Any) -> None:
+        finished.append(threading.get_ident())
+
+    signals.request_finished.connect(on_finished)
+    try:
+        [response] = serve("/stream")
+    finally:
+        signals.request_finished.disconnect(on_finished)
+    assert response.status_code == 200 and response.text == "one two three"
+    assert len(finished) == 1  # closed once, after the body went out
+
+
+def test_the_pool_size_follows_the_connection_pool(monkeypatch: pytest.MonkeyPatch):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from config.env import web_threads
+
+    monkeypatch.delenv("MNEMOS_WEB_THREADS", raising=False)
+    monkeypatch.delenv("MNEMOS_DB_POOL", raising=False)
+    assert web_threads() == 8
+    monkeypatch.setenv("MNEMOS_DB_POOL", "5")
+    assert web_threads() == 5
+    monkeypatch.setenv("MNEMOS_WEB_THREADS", "3")
+    assert web_threads() == 3
+    monkeypatch.setenv("MNEMOS_WEB_THREADS", "0")
+    with pytest.raises(ImproperlyConfigured, match="MNEMOS_WEB_THREADS"):
+        web_threads()
+
+
+@pytest.mark.django_db(databases=["default"])
+def test_the_app_served_is_the_pooled_handler():
     from config.asgi import django_application
 
-    assert isinstance(django_application, SyncChainASGIHandler)
+    assert isinstance(django_application, PooledSyncASGIHandler)
