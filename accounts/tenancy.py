@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextvars
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -111,17 +111,20 @@ def tenant_context(
 _NO_TENANT = TenantContext(enterprise_id=None)
 
 
-def _apply(ctx: TenantContext) -> None:
-    # Both settings in one statement: this runs twice per tenant transaction, on every call.
+def _apply(ctx: TenantContext, *, clear_key_digest: bool = False) -> None:
+    # The settings in one statement: this runs twice per tenant transaction, on every call.
+    settings = [
+        ENTERPRISE_SETTING,
+        str(ctx.enterprise_id) if ctx.enterprise_id else "",
+        ALL_TENANTS_SETTING,
+        "on" if ctx.all_tenants else "",
+    ]
+    if clear_key_digest:
+        settings += [KEY_DIGEST_SETTING, ""]
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT set_config(%s, %s, true), set_config(%s, %s, true)",
-            [
-                ENTERPRISE_SETTING,
-                str(ctx.enterprise_id) if ctx.enterprise_id else "",
-                ALL_TENANTS_SETTING,
-                "on" if ctx.all_tenants else "",
-            ],
+            "SELECT " + ", ".join(["set_config(%s, %s, true)"] * (len(settings) // 2)),
+            settings,
         )
 
 
@@ -147,6 +150,43 @@ def identity_lookup(*, user_id: int | None = None, key_digest: str | None = None
             if nested and not transaction.get_rollback():
                 _set_local(USER_SETTING, "")
                 _set_local(KEY_DIGEST_SETTING, "")
+
+
+@contextmanager
+def key_tenant_context(
+    *,
+    key_digest: str,
+    identify: Callable[[], uuid.UUID],
+    request_id: str | None = None,
+    door: str,
+) -> Iterator[TenantContext]:
+    """An access key's door in one transaction: the identity lookup, then the key's tenant context.
+
+    ``identify`` runs first, seeing only the key whose digest this holds (as ``identity_lookup``),
+    and returns that key's enterprise or raises (nothing is written then). The same transaction
+    then becomes the enterprise's tenant context, as ``tenant_context`` opens it, with the digest
+    cleared: one transaction where the two steps took two (a commit and a begin fewer a call).
+    """
+    outer = _current.get()
+    nested = connection.in_atomic_block
+    with transaction.atomic():
+        token = _current.set(TenantContext(enterprise_id=None, door="identity"))
+        try:
+            _set_local(KEY_DIGEST_SETTING, key_digest)
+            enterprise_id = identify()
+        finally:
+            _current.reset(token)
+        ctx = TenantContext(enterprise_id=enterprise_id, request_id=request_id or uuid.uuid4().hex, door=door)
+        token = _current.set(ctx)
+        try:
+            _apply(ctx, clear_key_digest=True)
+            try:
+                yield ctx
+            finally:
+                if nested and not transaction.get_rollback():
+                    _apply(outer or _NO_TENANT)
+        finally:
+            _current.reset(token)
 
 
 _M = TypeVar("_M", bound=models.Model)

@@ -17,9 +17,9 @@ from django.db import connection
 from django.utils import timezone
 from pydantic import BaseModel, ValidationError
 
-from accounts.errors import Forbidden, MnemosError, NotFound, RateLimited, Unprocessable
+from accounts.errors import Forbidden, MnemosError, NotAuthenticated, NotFound, RateLimited, Unprocessable
 from accounts.models import AccessKey, SubscriptionState
-from accounts.selectors.keys import access_key_identify
+from accounts.selectors.keys import access_key_door, access_key_identify
 from accounts.services.audit import audit_record
 from accounts.tasks import access_key_touch_task, enqueue
 from accounts.tenancy import tenant_context
@@ -56,12 +56,6 @@ class ToolOutcome:
     @property
     def ok(self) -> bool:
         return self.error is None
-
-
-def _load_key(key_id: uuid.UUID) -> AccessKey:
-    return AccessKey.objects.select_related(
-        "member__user", "project__team", "workspace", "enterprise__plan"
-    ).get(pk=key_id)
 
 
 def _check_subscription(key: AccessKey, spec: ToolSpec) -> None:
@@ -137,6 +131,46 @@ def _call_audit_details(
     return details
 
 
+def _gate(
+    *, secret: str | None, name: str, spec: ToolSpec | None, surface: str, request_id: str
+) -> AccessKey | ToolOutcome:
+    """The key identified and loaded in its tenant's context, in a transaction of its own (so that the
+    rate counter and a refusal's audit commit whatever the call does): the key, or the refusal."""
+    outermost = not connection.in_atomic_block
+    try:
+        with access_key_door(secret=secret, request_id=request_id, door="tools") as (_, key):
+            if spec is None or (key.toolsets and spec.toolset not in key.toolsets):
+                return ToolOutcome(spec=None, error=UnknownTool(f"Unknown tool: {name}"))
+            try:
+                _check_subscription(key, spec)
+                _count_call(key)
+                _check_scope(key, spec)
+            except MnemosError as exc:
+                audit_record(
+                    action="tool.refused", target=key, details=_call_audit_details(spec, surface, None, exc)
+                )
+                return ToolOutcome(spec=spec, error=exc)
+            if outermost:
+                # The call passed: all this transaction keeps is the rate window's count, which need not
+                # wait for the WAL to reach the disk (a crash could forget a few counted calls, never a
+                # memory or an audit event; a refusal above commits durably with its audit). Only when the
+                # gate is its own transaction: inside a caller's, the setting would last to that one's end.
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT set_config('synchronous_commit', 'off', true)")
+            now = timezone.now()
+            if key.last_used_at is None or now - key.last_used_at >= TOUCH_EVERY:
+                # A key's latest use to the minute: one job a minute per busy key, not one per call.
+                enqueue(
+                    access_key_touch_task,
+                    enterprise_id=str(key.enterprise_id),
+                    key_id=str(key.pk),
+                    used_at=now.isoformat(),
+                )
+            return key
+    except NotAuthenticated as exc:  # the secret named no usable key: nothing of a tenant was read
+        return ToolOutcome(spec=spec, error=exc)
+
+
 def tool_dispatch(
     *,
     secret: str | None,
@@ -148,44 +182,12 @@ def tool_dispatch(
     task_id: str | None = None,
 ) -> ToolOutcome:
     request_id = request_id or uuid.uuid4().hex
-    try:
-        identity = access_key_identify(secret=secret)
-    except MnemosError as exc:
-        return ToolOutcome(spec=registry.get(name), error=exc)
-
     spec = registry.get(name)
-    outermost = not connection.in_atomic_block
-    # The gate: its own transaction, so the rate counter and a refusal's audit commit.
-    with tenant_context(enterprise_id=identity.enterprise_id, request_id=request_id, door="tools") as ctx:
-        key = _load_key(identity.key_id)
-        ctx.access_key, ctx.member = key, key.member
-        if spec is None or (key.toolsets and spec.toolset not in key.toolsets):
-            return ToolOutcome(spec=None, error=UnknownTool(f"Unknown tool: {name}"))
-        try:
-            _check_subscription(key, spec)
-            _count_call(key)
-            _check_scope(key, spec)
-        except MnemosError as exc:
-            audit_record(
-                action="tool.refused", target=key, details=_call_audit_details(spec, surface, None, exc)
-            )
-            return ToolOutcome(spec=spec, error=exc)
-        if outermost:
-            # The call passed: all this transaction keeps is the rate window's count, which need not
-            # wait for the WAL to reach the disk (a crash could forget a few counted calls, never a
-            # memory or an audit event; a refusal above commits durably with its audit). Only when the
-            # gate is its own transaction: inside a caller's, the setting would last to that one's end.
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT set_config('synchronous_commit', 'off', true)")
-        now = timezone.now()
-        if key.last_used_at is None or now - key.last_used_at >= TOUCH_EVERY:
-            # A key's latest use to the minute: one job a minute per busy key, not one per call.
-            enqueue(
-                access_key_touch_task,
-                enterprise_id=str(key.enterprise_id),
-                key_id=str(key.pk),
-                used_at=now.isoformat(),
-            )
+    gated = _gate(secret=secret, name=name, spec=spec, surface=surface, request_id=request_id)
+    if isinstance(gated, ToolOutcome):
+        return gated
+    key = gated
+    assert spec is not None  # the gate refused an unknown tool
 
     call: ToolCall | None = None
     try:
@@ -196,7 +198,7 @@ def tool_dispatch(
                 else None
             ),
             tenant_context(
-                enterprise_id=identity.enterprise_id,
+                enterprise_id=key.enterprise_id,
                 member=key.member,
                 access_key=key,
                 request_id=request_id,
@@ -233,7 +235,7 @@ def tool_dispatch(
         error.http_status = 500
     # The failed call's transaction rolled back; its audit goes in one of its own.
     with tenant_context(
-        enterprise_id=identity.enterprise_id,
+        enterprise_id=key.enterprise_id,
         member=key.member,
         access_key=key,
         request_id=request_id,

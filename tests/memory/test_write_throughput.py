@@ -45,12 +45,13 @@ def test_a_save_takes_a_fixed_number_of_statements(world, alice):
     known = _statements(
         alice, entities=[{"name": "Dana", "type": "person"}], tags=["deploy"], content="Dana, again."
     )
-    # identity (digest, key, reset), gate (context, key, window, reset), the call (context, project,
-    # workspace, known tags, lock, limits, team, row, entities, entity links, tags, tag links, audit,
-    # tag tree, audit, reset). The test's own transaction encloses the doors': outermost, as in a served
-    # request, the COMMIT ends the settings and the four resets are not sent, and the gate adds one
+    # the gate, one transaction (digest, key identified, context, key loaded with its member, project,
+    # team, workspace, enterprise and plan, window, reset), the call (context, Main project, workspace,
+    # known tags, lock, limits, Main's team, row, entities, entity links, tags, tag links, audit, tag
+    # tree, audit, reset). The test's own transaction encloses the doors': outermost, as in a served
+    # request, the COMMIT ends the settings and the two resets are not sent, and the gate adds one
     # statement (its asynchronous commit).
-    assert len(known) == 24, "\n".join(known)
+    assert len(known) == 22, "\n".join(known)
     fresh = _statements(
         alice,
         entities=[{"name": "Lee", "type": "person"}, {"name": "Kim", "type": "person"}],
@@ -59,13 +60,13 @@ def test_a_save_takes_a_fixed_number_of_statements(world, alice):
     )
     # New names: one insert and one read back for the entities; an insert and a read back per new tag
     # level (infra; infra/dns and infra/cdn; infra/dns/zones); the suggestions for the two new tags.
-    assert len(fresh) == 34, "\n".join(fresh)
+    assert len(fresh) == 32, "\n".join(fresh)
 
 
 def test_a_served_save_sends_no_resets_and_commits_its_gate_asynchronously(
     committed_world, django_db_blocker
 ):
-    """Outermost, as a request runs it: the four reset statements are not sent (the COMMITs end the
+    """Outermost, as a request runs it: the reset statements are not sent (the COMMITs end the
     settings), and only the gate's transaction commits without waiting for the WAL flush."""
     world = committed_world
     _, secret = world.alice.keys[world.a.enterprise.slug]
@@ -77,16 +78,19 @@ def test_a_served_save_sends_no_resets_and_commits_its_gate_asynchronously(
                 secret, entities=[{"name": "Dana", "type": "person"}], tags=["deploy"], content="Dana, again."
             )
     sent = [q["sql"] for q in captured.captured_queries]
+    # The digest is cleared where the gate's transaction turns from the identity lookup into the
+    # tenant's context (that statement sets the enterprise too); no statement only resets.
     assert not [
-        q
-        for q in sent
-        if "set_config('app.user_id', ''" in q or "set_config('app.access_key_digest', ''" in q
+        q for q in sent if "set_config('app.user_id', ''" in q or "set_config('app.enterprise_id', ''" in q
+    ]
+    assert [q for q in sent if "set_config('app.access_key_digest', ''" in q] == [
+        q for q in sent if "set_config('app.access_key_digest', ''" in q and "app.enterprise_id', '" in q
     ]
     asynchronous = [i for i, q in enumerate(sent) if "synchronous_commit" in q]
     commits = [i for i, q in enumerate(sent) if q == "COMMIT"]
-    # identity, gate, call: the asynchronous setting sits in the second transaction only.
-    assert len(commits) == 3 and len(asynchronous) == 1 and commits[0] < asynchronous[0] < commits[1]
-    assert len([q for q in sent if q not in ("BEGIN", "COMMIT")]) == 24 - 4 + 1
+    # gate, call: the asynchronous setting sits in the first transaction only.
+    assert len(commits) == 2 and len(asynchronous) == 1 and asynchronous[0] < commits[0]
+    assert len([q for q in sent if q not in ("BEGIN", "COMMIT")]) == 22 - 2 + 1
 
 
 def test_entities_of_one_save_share_one_row_per_folded_name(world, alice):

@@ -250,7 +250,7 @@ def _queries(client, secret, name, args=None) -> int:
     return len(captured.captured_queries)
 
 
-LIST_QUERIES = 19  # the tool door's own queries included; locked so an N+1 is a red build
+LIST_QUERIES = 15  # the tool door's own queries included; locked so an N+1 is a red build
 
 
 def test_list_partner_links_query_count_does_not_grow_with_links(client, world, alice, link):

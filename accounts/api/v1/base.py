@@ -21,9 +21,8 @@ from rest_framework.views import APIView
 
 from accounts.errors import Forbidden, MnemosError
 from accounts.models import AccessKey
-from accounts.selectors.keys import access_key_identify, access_key_load, bearer_secret
+from accounts.selectors.keys import access_key_door, bearer_secret
 from accounts.tasks import access_key_touch_task, enqueue
-from accounts.tenancy import tenant_context
 
 logger = logging.getLogger(__name__)
 
@@ -53,15 +52,11 @@ class TenantAPIView(APIView):
         self.request = drf_request
         self.headers = self.default_response_headers
         try:
-            identity = access_key_identify(secret=bearer_secret(request.headers.get("Authorization")))
-            with tenant_context(
-                enterprise_id=identity.enterprise_id,
+            with access_key_door(
+                secret=bearer_secret(request.headers.get("Authorization")),
                 request_id=request.headers.get("X-Request-Id"),
                 door="rest",
-            ) as ctx:
-                key = access_key_load(key_id=identity.key_id)
-                ctx.access_key = key
-                ctx.member = key.member
+            ) as (_, key):
                 check_scope(key, self.scope_for(drf_request))
                 enqueue(
                     access_key_touch_task,

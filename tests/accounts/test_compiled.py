@@ -1,0 +1,87 @@
+"""accounts/compiled.py and the key every door loads with it: the same objects the queryset gives."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.db import connection
+from django.db.models import Model, QuerySet
+from django.test.utils import CaptureQueriesContext
+
+from accounts.compiled import CompiledQuery
+from accounts.models import AccessKey, Project
+from accounts.selectors.keys import access_key_load
+from accounts.tenancy import tenant_context
+
+RELATED = ("member", "member.user", "project", "project.team", "workspace", "enterprise", "enterprise.plan")
+
+
+def _field_values(obj: Model | None) -> dict[str, object] | None:
+    if obj is None:
+        return None
+    return {f.attname: getattr(obj, f.attname) for f in obj._meta.concrete_fields}
+
+
+def _follow(obj: object, path: str) -> Model | None:
+    for name in path.split("."):
+        obj = getattr(obj, name)
+    return obj  # type: ignore[return-value]
+
+
+def test_the_door_key_is_the_querysets_key_in_one_statement(world):
+    alice_key, _ = world.alice.keys[world.a.enterprise.slug]
+    with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
+        reference = AccessKey.objects.select_related(
+            "member__user", "project__team", "workspace", "enterprise__plan"
+        ).get(pk=alice_key.pk)
+        with CaptureQueriesContext(connection) as captured:
+            key = access_key_load(key_id=reference.pk)
+            related = {path: _follow(key, path) for path in RELATED}
+        assert len(captured.captured_queries) == 1  # every related object came with the key
+    assert _field_values(key) == _field_values(reference)
+    for path, obj in related.items():
+        assert _field_values(obj) == _field_values(_follow(reference, path)), path
+    assert isinstance(key.scopes, list) and key.scopes == reference.scopes
+
+
+def test_another_tenants_key_is_not_found(world):
+    alice_key, _ = world.alice.keys[world.a.enterprise.slug]
+    with tenant_context(enterprise_id=world.b.enterprise.pk, door="test"):
+        with pytest.raises(AccessKey.DoesNotExist):
+            access_key_load(key_id=alice_key.pk)
+
+
+def _projects(enterprise_id: uuid.UUID, slug: str) -> QuerySet[Project]:
+    return QuerySet(model=Project).select_related("team").filter(enterprise_id=enterprise_id, slug=slug)
+
+
+def test_a_compiled_query_binds_new_values_in_each_thread(world):
+    compiled = CompiledQuery(_projects, enterprise_id=uuid.UUID(int=1), slug="\x00slug")
+    enterprise = world.a.enterprise.pk
+    with tenant_context(enterprise_id=enterprise, door="test"):
+        assert [p.pk for p in compiled.all(enterprise_id=enterprise, slug=world.a.project.slug)] == [
+            world.a.project.pk
+        ]
+        assert compiled.first(enterprise_id=enterprise, slug="no-such-project") is None
+        found = compiled.first(enterprise_id=enterprise, slug=world.a.project.slug)
+        assert found is not None and found.team == world.a.project.team
+        with pytest.raises(TypeError, match="expected values"):
+            compiled.all(enterprise_id=enterprise)
+
+    # Another thread compiles its own copy (compiler state is never shared between threads).
+    seen: list[object] = []
+    thread = threading.Thread(target=lambda: seen.append(compiled._compiled()))
+    with tenant_context(enterprise_id=enterprise, door="test"):
+        mine = compiled._compiled()
+    thread.start()
+    thread.join()
+    assert seen and seen[0] is not mine
+
+
+def test_a_placeholder_must_appear_exactly_once():
+    compiled = CompiledQuery(lambda slug: QuerySet(model=Project).filter(slug=slug, name=slug), slug="x")
+    with pytest.raises(ImproperlyConfigured, match="appears 2 times"):
+        compiled.all(slug="y")
