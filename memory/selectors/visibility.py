@@ -20,7 +20,9 @@ def projects_readable(*, member: Member) -> QuerySet[Project]:
 
 def memories_visible(*, member: Member, include_forgotten: bool = False) -> QuerySet[Memory]:
     """Memories this member may read (tenant-scoped by the manager and RLS)."""
-    team_ids = list(member.teams.values_list("pk", flat=True))
+    # The member's teams and roles as subqueries of the one statement (not read first: two round trips
+    # fewer on every read).
+    team_ids = member.teams.values("pk")
     in_project = Q(project__in=projects_readable(member=member))
     rule = (
         Q(visibility=Visibility.ENTERPRISE)
@@ -29,7 +31,7 @@ def memories_visible(*, member: Member, include_forgotten: bool = False) -> Quer
         | Q(visibility=Visibility.AUTHOR, author=member)
     )
     # The role layer is read by the holders of the role only.
-    role_ids = list(member.roles.values_list("pk", flat=True))
+    role_ids = member.roles.values("pk")
     memories = Memory.objects.filter(rule).exclude(Q(layer=Layer.ROLE) & ~Q(role_id__in=role_ids))
     if not include_forgotten:
         memories = memories.filter(forgotten_at__isnull=True)
