@@ -139,6 +139,8 @@ class Memory(TenantModel):
     guard_version = models.CharField(max_length=40, blank=True, default="")
 
     embedding = VectorField(null=True, blank=True)
+    # Saved and not yet handed to the archivist (memory.tasks.archivist_wake, archivist_drain).
+    archivist_waiting = models.BooleanField(db_default=False)
     embedding_model = models.CharField(max_length=200, blank=True, default="")
     embedding_dim = models.PositiveIntegerField(null=True, blank=True)
     search_vector = models.GeneratedField(
@@ -163,6 +165,12 @@ class Memory(TenantModel):
                 fields=["enterprise", "created_at"],
                 name="memory_waiting_vector",
                 condition=models.Q(embedding__isnull=True, forgotten_at__isnull=True),
+            ),
+            # What a drain hands to the archivist: a project's memories saved since the last one.
+            models.Index(
+                fields=["project", "created_at"],
+                name="memory_archivist_waiting",
+                condition=models.Q(archivist_waiting=True),
             ),
         ]
 
@@ -213,6 +221,20 @@ class MemoryCount(TenantModel):
         constraints = [
             models.UniqueConstraint(fields=["project_id", "workspace_id"], name="memorycount_unique")
         ]
+
+
+class ArchivistWake(TenantModel):
+    """Per project: a drain of its saved memories is on its way to the archivist (since ``pending_since``).
+
+    A save wakes the archivist only when no drain is pending (memory.tasks.archivist_wake), so a burst
+    of saves sends one job, not one per memory. Both the save and the drain hold the project's write
+    lock while they read or reset it, so a memory is either in the drain or wakes the next one.
+    """
+
+    project = models.OneToOneField(
+        "accounts.Project", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    pending_since = models.DateTimeField(null=True, blank=True)
 
 
 class Entity(TenantModel):

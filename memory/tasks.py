@@ -15,8 +15,9 @@ import uuid
 from django.db.models import Q
 from pgvector.django import CosineDistance
 
+from accounts.models import Project
 from accounts.services.audit import audit_record
-from accounts.tasks import TenantTask
+from accounts.tasks import TenantTask, enqueue
 from config.celery import app
 from memory.embedding import EmbedderUnavailable, get_embedder, near_duplicate_floor, similarity_floor
 from memory.models import EntityCooccurrence, LinkKind, Memory, MemoryEntity, MemoryLink, Status, Visibility
@@ -201,6 +202,32 @@ def archivist_process(*, enterprise_id: str, memory_id: str) -> dict[str, int]:
     }
     audit_record(action="archivist.process", target=memory, details=result)
     return result
+
+
+@app.task(base=TenantTask, name="memory.archivist_drain")
+def archivist_drain(*, enterprise_id: str, project_id: str) -> int:
+    """Hand the archivist every memory of the project saved since the last drain: one
+    ``archivist_process`` job each, sent after this commits. Under the project's write lock the wake is
+    reset and the waiting memories taken, so a save either is among them or (finding no drain pending)
+    sends the next drain itself. A repeat finds nothing waiting and sends nothing."""
+    from memory.models import ArchivistWake
+    from memory.services.memories import project_write_lock
+
+    project_write_lock(project_id=uuid.UUID(project_id))
+    ArchivistWake.objects.filter(project_id=project_id).update(pending_since=None)
+    waiting = list(
+        Memory.objects.filter(project_id=project_id, archivist_waiting=True)
+        .order_by("created_at")
+        .values_list("pk", flat=True)
+    )
+    if not waiting:
+        return 0
+    Memory.objects.filter(pk__in=waiting).update(archivist_waiting=False)
+    for memory_id in waiting:
+        enqueue(archivist_process, enterprise_id=enterprise_id, memory_id=str(memory_id))
+    project = Project.objects.get(pk=project_id)
+    audit_record(action="archivist.drain", target=project, details={"memories": len(waiting)})
+    return len(waiting)
 
 
 @app.task(base=TenantTask, name="memory.guard_rescan")

@@ -5,12 +5,11 @@ from __future__ import annotations
 import unicodedata
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection
-from django.db.models import Max, Q, Sum
-from django.db.models.functions import Coalesce
+from django.db.models import Max
 from django.utils import timezone
 
 from accounts.errors import LimitExceeded, Unprocessable
@@ -19,7 +18,17 @@ from accounts.services.audit import audit_record
 from accounts.tasks import enqueue
 from accounts.tenancy import TenantContextMissing, current_tenant
 from memory.guard import RULES_VERSION
-from memory.models import Entity, Memory, MemoryCount, MemoryEntity, MemoryLink, MemoryTag, Tag, Task
+from memory.models import (
+    ArchivistWake,
+    Entity,
+    Memory,
+    MemoryCount,
+    MemoryEntity,
+    MemoryLink,
+    MemoryTag,
+    Tag,
+    Task,
+)
 from memory.selectors.visibility import memories_visible
 from memory.services.guarding import Scanned, guard_fields, guard_record_redactions
 
@@ -72,8 +81,14 @@ def fold(name: str) -> str:
 
 def _lock_project(project: Project) -> None:
     # One writer per project at a time: limits and fact_key versions stay exact under concurrency.
+    # The archivist's drain takes it too, while it resets the project's wake (archivist_wake).
+    project_write_lock(project_id=project.pk)
+
+
+def project_write_lock(*, project_id: uuid.UUID) -> None:
+    """The project's write lock, to the end of the transaction."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"memory-write:{project.pk}"])
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"memory-write:{project_id}"])
 
 
 def _check_limits(draft: MemoryDraft) -> None:
@@ -83,15 +98,20 @@ def _check_limits(draft: MemoryDraft) -> None:
     from the access key the door loaded (with its enterprise and plan), not from a second read.
     """
     plan = draft.access_key.enterprise.plan
-    counts = MemoryCount.objects.aggregate(
-        project=Coalesce(Sum("live", filter=Q(project_id=draft.project.pk)), 0),
-        workspace=Coalesce(Sum("live", filter=Q(workspace_id=draft.workspace.pk)), 0),
-        enterprise=Coalesce(Sum("live"), 0),
-    )
+    # Raw SQL: a constant statement (prepared once per connection); the ORM compiled its three filtered
+    # sums anew on every save (~1 ms of CPU). The tenant condition is explicit, RLS holds it too.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT coalesce(sum(live) FILTER (WHERE project_id = %s), 0),"
+            " coalesce(sum(live) FILTER (WHERE workspace_id = %s), 0), coalesce(sum(live), 0)"
+            f" FROM {MemoryCount._meta.db_table} WHERE enterprise_id = %s",
+            [draft.project.pk, draft.workspace.pk, draft.project.enterprise_id],
+        )
+        project_count, workspace_count, enterprise_count = cursor.fetchone()
     for count, limit, message, code in (
-        (counts["project"], plan.max_memories_per_project, PROJECT_LIMIT, "project_limit"),
-        (counts["workspace"], plan.max_memories_per_workspace, WORKSPACE_LIMIT, "workspace_limit"),
-        (counts["enterprise"], plan.max_memories_per_enterprise, TENANT_LIMIT, "tenant_limit"),
+        (project_count, plan.max_memories_per_project, PROJECT_LIMIT, "project_limit"),
+        (workspace_count, plan.max_memories_per_workspace, WORKSPACE_LIMIT, "workspace_limit"),
+        (enterprise_count, plan.max_memories_per_enterprise, TENANT_LIMIT, "tenant_limit"),
     ):
         if count >= limit:
             raise LimitExceeded(message, code=code)
@@ -286,6 +306,7 @@ def memory_create(*, draft: MemoryDraft, tool: str) -> Memory:
         supersedes=draft.supersedes,
         redactions=scanned.redactions,
         guard_version=RULES_VERSION,
+        archivist_waiting=True,
     )
     entities = [(v[f"entities[{i}].name"], v[f"entities[{i}].type"]) for i in range(len(draft.entities))]
     memory._linked_entities = link_entities(memory, entities)  # type: ignore[attr-defined]
@@ -304,7 +325,37 @@ def memory_create(*, draft: MemoryDraft, tool: str) -> Memory:
             "redactions": scanned.rules,
         },
     )
-    from memory.tasks import archivist_process
-
-    enqueue(archivist_process, enterprise_id=str(memory.enterprise_id), memory_id=str(memory.pk))
+    archivist_wake(project=draft.project)
     return memory
+
+
+# A drain pending longer than this is taken for lost (its message never reached a worker: a broker
+# restarted without persistence) and the next save sends another; a repeat drain changes nothing.
+ARCHIVIST_WAKE_STALE = timedelta(seconds=60)
+
+
+def archivist_wake(*, project: Project) -> bool:
+    """After a save, in its transaction and under the project's write lock: send the archivist a drain
+    of the project's waiting memories, unless one is already pending (then it takes this memory too).
+
+    One statement on every save instead of one broker message per save: the message is sent once for a
+    burst of saves (after commit), and again only when the archivist has taken the last one. Returns
+    whether this save sent it.
+    """
+    table = ArchivistWake._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            INSERT INTO {table} (enterprise_id, project_id, pending_since) VALUES (%s, %s, now())
+            ON CONFLICT (project_id) DO UPDATE SET pending_since = now()
+            WHERE {table}.pending_since IS NULL OR {table}.pending_since < now() - make_interval(secs => %s)
+            RETURNING 1
+            """,
+            [project.enterprise_id, project.pk, ARCHIVIST_WAKE_STALE.total_seconds()],
+        )
+        woke = cursor.fetchone() is not None
+    if woke:
+        from memory.tasks import archivist_drain
+
+        enqueue(archivist_drain, enterprise_id=str(project.enterprise_id), project_id=str(project.pk))
+    return woke

@@ -47,11 +47,11 @@ def test_a_save_takes_a_fixed_number_of_statements(world, alice):
     )
     # the gate, one transaction (digest, key identified, context, key loaded with its member, project,
     # team, workspace, enterprise and plan, window, reset), the call (context, Main project, workspace,
-    # known tags, lock, limits, Main's team, row, entities, entity links, tags, tag links, audit, tag
-    # tree, audit, reset). The test's own transaction encloses the doors': outermost, as in a served
-    # request, the COMMIT ends the settings and the two resets are not sent, and the gate adds one
-    # statement (its asynchronous commit).
-    assert len(known) == 22, "\n".join(known)
+    # known tags, lock, limits, Main's team, row, entities, entity links, tags, tag links, audit, the
+    # archivist's wake, tag tree, audit, reset). The test's own transaction encloses the doors':
+    # outermost, as in a served request, the COMMIT ends the settings and the two resets are not sent,
+    # and the gate adds one statement (its asynchronous commit).
+    assert len(known) == 23, "\n".join(known)
     fresh = _statements(
         alice,
         entities=[{"name": "Lee", "type": "person"}, {"name": "Kim", "type": "person"}],
@@ -60,7 +60,7 @@ def test_a_save_takes_a_fixed_number_of_statements(world, alice):
     )
     # New names: one insert and one read back for the entities; an insert and a read back per new tag
     # level (infra; infra/dns and infra/cdn; infra/dns/zones); the suggestions for the two new tags.
-    assert len(fresh) == 32, "\n".join(fresh)
+    assert len(fresh) == 33, "\n".join(fresh)
 
 
 def test_a_served_save_sends_no_resets_and_commits_its_gate_asynchronously(
@@ -90,7 +90,7 @@ def test_a_served_save_sends_no_resets_and_commits_its_gate_asynchronously(
     commits = [i for i, q in enumerate(sent) if q == "COMMIT"]
     # gate, call: the asynchronous setting sits in the first transaction only.
     assert len(commits) == 2 and len(asynchronous) == 1 and asynchronous[0] < commits[0]
-    assert len([q for q in sent if q not in ("BEGIN", "COMMIT")]) == 22 - 2 + 1
+    assert len([q for q in sent if q not in ("BEGIN", "COMMIT")]) == 23 - 2 + 1
 
 
 def test_entities_of_one_save_share_one_row_per_folded_name(world, alice):
@@ -229,10 +229,11 @@ def test_a_key_used_within_the_minute_is_not_touched_again(world, alice, django_
 
     with ctx(world):
         AccessKey.objects.filter(pk=key.pk).update(last_used_at=timezone.now() - timedelta(minutes=2))
-    assert jobs_of_a_save("first") == ["accounts.access_key_touch", "memory.archivist_process"]
+    # The first save of the project wakes the archivist; the second finds that drain pending.
+    assert jobs_of_a_save("first") == ["accounts.access_key_touch", "memory.archivist_drain"]
     with ctx(world):
         AccessKey.objects.filter(pk=key.pk).update(last_used_at=timezone.now())
-    assert jobs_of_a_save("second") == ["memory.archivist_process"]
+    assert jobs_of_a_save("second") == []
 
 
 @pytest.mark.live
@@ -268,3 +269,75 @@ def test_a_pooled_web_server_keeps_tenants_apart(committed_world, django_db_bloc
                 # Hybrid search also ranks the tenant's other memories (the vector channel always has
                 # neighbours), so what is counted is the marker: A sees its one save, B never sees it.
                 assert sum(marker in hit["summary"] for hit in hits) == sees
+
+
+def test_a_burst_of_saves_wakes_the_archivist_once_and_each_memory_is_handed_over_once(
+    world, alice, django_capture_on_commit_callbacks
+):
+    from memory.models import ArchivistWake
+    from memory.tasks import archivist_drain
+
+    def jobs(run) -> list[tuple[str, str]]:
+        with django_capture_on_commit_callbacks() as callbacks:
+            run()
+        found = []
+        for cb in callbacks:
+            task = cb.func.__self__  # type: ignore[attr-defined]
+            if task.name.startswith("memory."):
+                kwargs = cb.keywords["kwargs"]  # type: ignore[attr-defined]
+                found.append((task.name, kwargs.get("memory_id") or kwargs.get("project_id")))
+        return found
+
+    project = str(world.a.project.pk)
+    burst: list[str] = []
+    sent = jobs(lambda: burst.extend(_save(alice, content=f"Burst note {i}.")["event_id"] for i in range(3)))
+    assert sent == [("memory.archivist_drain", project)]  # one wake for the burst
+    with ctx(world):
+        assert Memory.objects.filter(pk__in=burst, archivist_waiting=True).count() == 3
+        assert ArchivistWake.objects.get(project_id=project).pending_since is not None
+
+    def drain() -> None:
+        result = archivist_drain.apply(
+            kwargs={"enterprise_id": str(world.a.enterprise.pk), "project_id": project}
+        )
+        assert result.successful(), result.result
+
+    assert jobs(drain) == [("memory.archivist_process", memory_id) for memory_id in burst]  # oldest first
+    with ctx(world):
+        assert not Memory.objects.filter(pk__in=burst, archivist_waiting=True).exists()
+        assert ArchivistWake.objects.get(project_id=project).pending_since is None
+    assert jobs(drain) == []  # a repeat finds nothing waiting
+
+    # After the drain the next save wakes it again; while that one is pending, saves add to it.
+    later = []
+    assert jobs(lambda: later.append(_save(alice, content="After the drain.")["event_id"])) == [
+        ("memory.archivist_drain", project)
+    ]
+    assert jobs(lambda: later.append(_save(alice, content="Still pending.")["event_id"])) == []
+    # A drain pending for longer than a minute is taken for lost: the next save sends another.
+    with ctx(world):
+        ArchivistWake.objects.filter(project_id=project).update(
+            pending_since=timezone.now() - timedelta(minutes=2)
+        )
+    assert jobs(lambda: _save(alice, content="The drain was lost.")) == [("memory.archivist_drain", project)]
+    assert [memory_id for _, memory_id in jobs(drain)] == [*later, _any_memory_id()]
+
+
+def _any_memory_id():
+    class Any:
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, str) and len(other) == 36
+
+    return Any()
+
+
+def test_each_project_has_its_own_wake(world, alice, django_capture_on_commit_callbacks):
+    _, bob_in_b = world.bob.keys[world.b.enterprise.slug]
+    with django_capture_on_commit_callbacks() as callbacks:
+        _save(alice, content="In enterprise A's project.")
+        _save(bob_in_b, content="In enterprise B's project.")
+        _save(alice, content="A again: its drain is pending.")
+    drains = [cb.keywords["kwargs"] for cb in callbacks if cb.func.__self__.name == "memory.archivist_drain"]  # type: ignore[attr-defined]
+    assert sorted(d["project_id"] for d in drains) == sorted(
+        [str(world.a.project.pk), str(world.b.project.pk)]
+    )
