@@ -48,12 +48,15 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 
 def web_workers() -> int:
-    """uvicorn worker processes for ``manage.py serve``: ``MNEMOS_WEB_WORKERS``, else one per core up to 4.
+    """uvicorn worker processes for ``manage.py serve``: ``MNEMOS_WEB_WORKERS``, else one per core and one
+    more, up to 5.
 
-    One process runs Python on one core at a time; on two cores a second process took saves from
-    57 to 85 a second (bench/RESULTS.md). The MCP endpoint is stateless, so any worker answers any call.
+    One process runs Python on one core at a time, and while it waits for the database its core can
+    idle: on two cores, saves-only with 8 clients went 57 -> 85 a second from one process to two, and
+    80-93 -> 98-109 from two to three (four: 95; bench/RESULTS.md). The MCP endpoint is stateless, so
+    any worker answers any call.
     """
-    workers = env_int("MNEMOS_WEB_WORKERS", min(os.cpu_count() or 1, 4))
+    workers = env_int("MNEMOS_WEB_WORKERS", min((os.cpu_count() or 1) + 1, 5))
     if workers < 1:
         raise ImproperlyConfigured("MNEMOS_WEB_WORKERS must be 1 or more")
     return workers

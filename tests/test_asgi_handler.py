@@ -168,3 +168,22 @@ def test_the_app_served_is_the_pooled_handler():
     from config.asgi import django_application
 
     assert isinstance(django_application, PooledSyncASGIHandler)
+
+
+def test_serve_runs_a_process_per_core_and_one_more(monkeypatch: pytest.MonkeyPatch):
+    import os
+
+    from django.core.exceptions import ImproperlyConfigured
+
+    from config.env import web_workers
+
+    monkeypatch.delenv("MNEMOS_WEB_WORKERS", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert web_workers() == 3
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    assert web_workers() == 5
+    monkeypatch.setenv("MNEMOS_WEB_WORKERS", "2")
+    assert web_workers() == 2
+    monkeypatch.setenv("MNEMOS_WEB_WORKERS", "0")
+    with pytest.raises(ImproperlyConfigured, match="MNEMOS_WEB_WORKERS"):
+        web_workers()
