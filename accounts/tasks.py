@@ -8,16 +8,22 @@ to be idempotent so a repeat changes nothing.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from celery import Task
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.tenancy import TenantContextMissing, tenant_context
 from config.celery import app
+
+if TYPE_CHECKING:
+    from accounts.models import AccessKey
 
 
 class TenantTask(Task):  # type: ignore[misc]
@@ -51,3 +57,31 @@ def access_key_touch_task(*, enterprise_id: str, key_id: str, used_at: str) -> b
     from accounts.services.keys import access_key_touch
 
     return access_key_touch(key_id=key_id, used_at=datetime.fromisoformat(used_at))
+
+
+TOUCH_EVERY = timedelta(minutes=1)
+_touches_sent: dict[Any, float] = {}
+_touches_lock = threading.Lock()
+
+
+def access_key_touch_soon(key: AccessKey) -> None:
+    """Record a key's latest use, to the minute: a job when its ``last_used_at`` is a minute old, and at
+    most one a minute per key from this process (while no worker has run the last one, the stored time
+    stays old, and every call would otherwise send another)."""
+    now = timezone.now()
+    if key.last_used_at is not None and now - key.last_used_at < TOUCH_EVERY:
+        return
+    clock = time.monotonic()
+    with _touches_lock:
+        sent = _touches_sent.get(key.pk)
+        if sent is not None and clock - sent < TOUCH_EVERY.total_seconds():
+            return
+        if len(_touches_sent) >= 10_000:
+            _touches_sent.clear()
+        _touches_sent[key.pk] = clock
+    enqueue(
+        access_key_touch_task,
+        enterprise_id=str(key.enterprise_id),
+        key_id=str(key.pk),
+        used_at=now.isoformat(),
+    )

@@ -21,7 +21,7 @@ from accounts.errors import Forbidden, MnemosError, NotAuthenticated, NotFound, 
 from accounts.models import AccessKey, SubscriptionState
 from accounts.selectors.keys import access_key_door, access_key_identify
 from accounts.services.audit import audit_record
-from accounts.tasks import access_key_touch_task, enqueue
+from accounts.tasks import access_key_touch_soon
 from accounts.tenancy import tenant_context
 from memory.models import ToolCallWindow
 from memory.registry import ToolCall, ToolSpec, dump_output, registry
@@ -34,7 +34,6 @@ NOTICE_NONE = "[MMW Notice]: this account has no active subscription, so memory 
 NOTICE_SUSPENDED = "[MMW Notice]: this account is suspended, so memory tools are unavailable. An owner can resolve it in the console."
 NOTICE_GRACE = "[MMW Notice]: this account is in its grace period and read-only: reading works, saving does not until the subscription is renewed."
 MEMBERSHIP_MAY_NOT_WRITE = "membership may not write in this organization"
-TOUCH_EVERY = timedelta(minutes=1)
 
 
 class UnknownTool(NotFound):
@@ -157,15 +156,7 @@ def _gate(
                 # gate is its own transaction: inside a caller's, the setting would last to that one's end.
                 with connection.cursor() as cursor:
                     cursor.execute("SELECT set_config('synchronous_commit', 'off', true)")
-            now = timezone.now()
-            if key.last_used_at is None or now - key.last_used_at >= TOUCH_EVERY:
-                # A key's latest use to the minute: one job a minute per busy key, not one per call.
-                enqueue(
-                    access_key_touch_task,
-                    enterprise_id=str(key.enterprise_id),
-                    key_id=str(key.pk),
-                    used_at=now.isoformat(),
-                )
+            access_key_touch_soon(key)  # one job a minute per busy key, not one per call
             return key
     except NotAuthenticated as exc:  # the secret named no usable key: nothing of a tenant was read
         return ToolOutcome(spec=spec, error=exc)

@@ -26,6 +26,15 @@ from accounts.services.keys import access_key_create
 from accounts.tenancy import tenant_context
 
 
+@pytest.fixture(autouse=True)
+def _touches_forgotten() -> None:
+    """Each test starts with no key touch remembered by this process (accounts.tasks.access_key_touch_soon
+    sends at most one a minute per key): a test's rolled-back key use must not hold back the next's."""
+    from accounts.tasks import _touches_sent
+
+    _touches_sent.clear()
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_blocker: Any) -> None:
     with django_db_blocker.unblock():

@@ -213,6 +213,35 @@ def test_any_lookup_matches_in(client, world, alice):
         assert MemoryEntity.objects.filter(memory__any=ids[:1]).count() == 1
 
 
+def test_any_lookup_sends_one_array_literal_that_postgres_reads_back(client, world, alice):
+    from django.db import connection
+
+    from memory.lookups import array_literal
+    from memory.models import Entity
+
+    awkward = [
+        "plain",
+        "two words",
+        'a "quote"',
+        "back\\slash",
+        "{brace}",
+        "a,comma",
+        "",
+        "NULL",
+        "null",
+        "ünï",
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT %s::text[]", [array_literal(awkward)])
+        assert cursor.fetchone()[0] == awkward
+        cursor.execute("SELECT %s::int[]", [array_literal([3, 1, 2])])
+        assert cursor.fetchone()[0] == [3, 1, 2]
+    save_event(client, alice, "Names", "Names.", entities=["two words", 'a "quote"'])
+    with ctx(world):
+        names = set(Entity.objects.filter(name__any=awkward).values_list("name", flat=True))
+    assert names == {"two words", 'a "quote"'}
+
+
 def test_memory_rows_keep_their_vector_inline(db):
     """Migration 0009: a vector is not moved to TOAST (a lookup per candidate read) before the row fills a page."""
     from django.db import connection

@@ -341,3 +341,17 @@ def test_each_project_has_its_own_wake(world, alice, django_capture_on_commit_ca
     assert sorted(d["project_id"] for d in drains) == sorted(
         [str(world.a.project.pk), str(world.b.project.pk)]
     )
+
+
+def test_a_key_is_touched_once_a_minute_even_while_no_worker_records_it(
+    world, alice, django_capture_on_commit_callbacks
+):
+    """last_used_at stays old until a worker runs the touch job: calls meanwhile send no more of them."""
+    key = world.alice.keys[world.a.enterprise.slug][0]
+    with ctx(world):
+        AccessKey.objects.filter(pk=key.pk).update(last_used_at=timezone.now() - timedelta(minutes=5))
+    with django_capture_on_commit_callbacks() as callbacks:
+        for i in range(3):
+            _save(alice, content=f"call {i}")
+    touches = [cb for cb in callbacks if cb.func.__self__.name == "accounts.access_key_touch"]  # type: ignore[attr-defined]
+    assert len(touches) == 1

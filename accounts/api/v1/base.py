@@ -13,7 +13,6 @@ from typing import Any, ClassVar
 from django.db import transaction
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
-from django.utils import timezone
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -22,7 +21,7 @@ from rest_framework.views import APIView
 from accounts.errors import Forbidden, MnemosError
 from accounts.models import AccessKey
 from accounts.selectors.keys import access_key_door, bearer_secret
-from accounts.tasks import access_key_touch_task, enqueue
+from accounts.tasks import access_key_touch_soon
 
 logger = logging.getLogger(__name__)
 
@@ -58,12 +57,7 @@ class TenantAPIView(APIView):
                 door="rest",
             ) as (_, key):
                 check_scope(key, self.scope_for(drf_request))
-                enqueue(
-                    access_key_touch_task,
-                    enterprise_id=str(key.enterprise_id),
-                    key_id=str(key.pk),
-                    used_at=timezone.now().isoformat(),
-                )
+                access_key_touch_soon(key)
                 self.access_key = key
                 response = super().dispatch(request, *args, **kwargs)
                 if hasattr(response, "render") and not getattr(response, "is_rendered", True):
