@@ -10,6 +10,7 @@ $(STAMP): requirements.txt requirements-dev.txt $(wildcard vendor/e5engine/*.py 
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
+	rm -rf vendor/e5engine/build vendor/e5engine/*.egg-info
 	touch $(STAMP)
 
 setup: $(STAMP)
