@@ -98,18 +98,27 @@ def tenant_context(
     # savepoint), so there they are handed back to the outer context (or none).
     nested = connection.in_atomic_block
     try:
-        with transaction.atomic():
-            _apply(ctx)
-            try:
-                yield ctx
-            finally:
-                if nested and not transaction.get_rollback():
-                    _apply(outer or _NO_TENANT)
+        with transaction.atomic(), _applied(ctx, outer=outer, nested=nested):
+            yield ctx
     finally:
         _current.reset(token)
 
 
 _NO_TENANT = TenantContext(enterprise_id=None)
+
+
+@contextmanager
+def _applied(
+    ctx: TenantContext, *, outer: TenantContext | None, nested: bool, clear_key_digest: bool = False
+) -> Iterator[None]:
+    """Inside the context's transaction: its settings applied, and handed back to ``outer`` at the end
+    when the transaction is another's (outermost, the COMMIT ends them)."""
+    _apply(ctx, clear_key_digest=clear_key_digest)
+    try:
+        yield
+    finally:
+        if nested and not transaction.get_rollback():
+            _apply(outer or _NO_TENANT)
 
 
 def _apply(ctx: TenantContext, *, clear_key_digest: bool = False) -> None:
@@ -180,12 +189,8 @@ def key_tenant_context(
         ctx = TenantContext(enterprise_id=enterprise_id, request_id=request_id or uuid.uuid4().hex, door=door)
         token = _current.set(ctx)
         try:
-            _apply(ctx, clear_key_digest=True)
-            try:
+            with _applied(ctx, outer=outer, nested=nested, clear_key_digest=True):
                 yield ctx
-            finally:
-                if nested and not transaction.get_rollback():
-                    _apply(outer or _NO_TENANT)
         finally:
             _current.reset(token)
 
