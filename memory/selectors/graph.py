@@ -8,10 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import IntegerField, Q
+from django.db import connection
+from django.db.models import IntegerField
 from django.db.models.expressions import RawSQL
 
-from memory.models import LinkKind, MemoryEntity, MemoryLink, MemoryTag, Tag
+from memory.lookups import array_literal
+from memory.models import LinkKind, Tag
 
 
 @dataclass
@@ -25,45 +27,69 @@ class Surroundings:
 
 
 def surroundings(ids: Sequence[uuid.UUID], *, visible_ids: set[uuid.UUID] | None = None) -> Surroundings:
-    """Four queries for any number of memories (no N+1). Links to invisible memories are dropped."""
+    """One statement for any number of memories (no N+1): their tags, entities and live links.
+
+    Links to memories outside ``visible_ids`` (when given) are dropped. The three reads are one UNION
+    ALL (two round trips and three ORM compilations fewer on every search page); like every statement
+    here it runs under the tenant's row-level security, which is the managers' own tenant condition on
+    these tables (they have no extra policy).
+    """
     out = Surroundings()
     wanted = list(ids)
+    if not wanted:
+        return out
+    members = array_literal(wanted)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT 't', mt.memory_id, NULL::uuid, mt.tag_id, t.path, NULL::text, NULL::float8
+            FROM memory_memorytag mt JOIN memory_tag t ON t.id = mt.tag_id
+            WHERE mt.memory_id = ANY(%s::uuid[])
+            UNION ALL
+            SELECT 'e', me.memory_id, NULL::uuid, me.entity_id, e.name, e.type, NULL::float8
+            FROM memory_memoryentity me JOIN memory_entity e ON e.id = me.entity_id
+            WHERE me.memory_id = ANY(%s::uuid[])
+            UNION ALL
+            SELECT 'l', l.src_id, l.dst_id, NULL::bigint, l.kind, l.relation, l.score
+            FROM memory_memorylink l
+            WHERE (l.src_id = ANY(%s::uuid[]) OR l.dst_id = ANY(%s::uuid[])) AND l.revoked_at IS NULL
+            """,
+            [members, members, members, members],
+        )
+        rows = cursor.fetchall()
+    page = set(wanted)
     tags: dict[uuid.UUID, list[str]] = defaultdict(list)
     tag_ids: dict[uuid.UUID, list[int]] = defaultdict(list)
-    for memory_id, tag_id, path in MemoryTag.objects.filter(memory_id__in=wanted).values_list(
-        "memory_id", "tag_id", "tag__path"
-    ):
-        tags[memory_id].append(path)
-        tag_ids[memory_id].append(tag_id)
+    entities: dict[uuid.UUID, list[tuple[int, str, str]]] = defaultdict(list)
+    relations: dict[uuid.UUID, list[dict[str, Any]]] = defaultdict(list)
+    for what, memory_id, other_id, number, text, extra, score in rows:
+        if what == "t":
+            tags[memory_id].append(text)
+            tag_ids[memory_id].append(number)
+        elif what == "e":
+            entities[memory_id].append((number, text, extra))
+        else:
+            src, dst, kind = memory_id, other_id, text
+            for here, there, direction in ((src, dst, "out"), (dst, src, "in")):
+                if here not in page or (visible_ids is not None and there not in visible_ids):
+                    continue
+                if kind == LinkKind.NEXT:
+                    if direction == "out":
+                        out.next.setdefault(here, str(there))
+                    else:
+                        out.prev.setdefault(here, str(there))
+                relations[here].append(
+                    {
+                        "type": kind,
+                        "id": str(there),
+                        "direction": direction,
+                        "score": score,
+                        "relation": extra or None,
+                    }
+                )
     out.tags = {k: sorted(v) for k, v in tags.items()}
     out.tag_ids = dict(tag_ids)
-    entities: dict[uuid.UUID, list[tuple[int, str, str]]] = defaultdict(list)
-    for memory_id, entity_id, name, type_ in MemoryEntity.objects.filter(memory_id__in=wanted).values_list(
-        "memory_id", "entity_id", "entity__name", "entity__type"
-    ):
-        entities[memory_id].append((entity_id, name, type_))
     out.entities = dict(entities)
-    relations: dict[uuid.UUID, list[dict[str, Any]]] = defaultdict(list)
-    links = MemoryLink.objects.filter(Q(src_id__in=wanted) | Q(dst_id__in=wanted), revoked_at__isnull=True)
-    for link in links.values("kind", "src_id", "dst_id", "score", "relation"):
-        src, dst = link["src_id"], link["dst_id"]
-        for here, there, direction in ((src, dst, "out"), (dst, src, "in")):
-            if here not in wanted or (visible_ids is not None and there not in visible_ids):
-                continue
-            if link["kind"] == LinkKind.NEXT:
-                if direction == "out":
-                    out.next.setdefault(here, str(there))
-                else:
-                    out.prev.setdefault(here, str(there))
-            relations[here].append(
-                {
-                    "type": link["kind"],
-                    "id": str(there),
-                    "direction": direction,
-                    "score": link["score"],
-                    "relation": link["relation"] or None,
-                }
-            )
     out.relations = dict(relations)
     return out
 

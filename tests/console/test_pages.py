@@ -29,9 +29,9 @@ PAGES: dict[str, tuple[str, dict[str, tuple[int, int]]]] = {
     "projects": _page("/console/projects/", 11, 13, 11),
     "project": _page("/console/projects/{project}/", 8, 13, 8),
     "keys": _page("/console/keys/", 2, 4, 1),
-    "memories": _page("/console/memories/", 6, 8, 6),
-    "search": _page("/console/memories/?q=deploy+pipeline&tag=ops", 6, 8, 6),  # plus the ranking's own
-    "memory": _page("/console/memories/{memory}/", 6, 11, 6),
+    "memories": _page("/console/memories/", 4, 6, 4),
+    "search": _page("/console/memories/?q=deploy+pipeline&tag=ops", 4, 6, 4),  # plus the ranking's own
+    "memory": _page("/console/memories/{memory}/", 4, 9, 4),
     "guard": _page("/console/guard/", 3, MEMBER_403, 3),
     "guard_progress": _page("/console/guard/progress/", 2, MEMBER_403, 2),
     "audit": _page("/console/audit/", 2, MEMBER_403, 2),

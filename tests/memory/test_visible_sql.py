@@ -1,0 +1,128 @@
+"""The read path's compiled pieces: one visibility condition per ranking, one statement for a page's surroundings.
+
+``visible_sql`` must select exactly the rows its queryset selects (it is that queryset's own WHERE,
+compiled once and used by every channel's statement); ``surroundings`` reads a page's tags, entities
+and live links in one statement.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from accounts.models import OrgRole
+from memory.models import Layer, LinkKind, Memory, MemoryLink, Visibility
+from memory.selectors.graph import surroundings
+from memory.selectors.search import VisibleSQL, scope_for_key, scoped_memories, visible_sql
+from memory.selectors.visibility import memories_visible
+from tests.conftest import add_person
+from tests.memory.helpers import ctx, save_event
+
+
+def _selected(visible: VisibleSQL) -> set[uuid.UUID]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT memory_memory.id FROM memory_memory WHERE {visible.sql}", list(visible.params)
+        )
+        return {pk for (pk,) in cursor.fetchall()}
+
+
+def test_visible_sql_selects_exactly_what_its_queryset_selects(client, world, alice):
+    ids = [uuid.UUID(save_event(client, alice, f"Note {i}", f"Deploy note {i}")) for i in range(5)]
+    dave = add_person("dave", [(world.a, OrgRole.MEMBER)])
+    slug = world.a.enterprise.slug
+    with ctx(world):
+        Memory.objects.filter(pk=ids[0]).update(visibility=Visibility.AUTHOR)  # alice's own
+        Memory.objects.filter(pk=ids[1]).update(forgotten_at=timezone.now())
+        Memory.objects.filter(pk=ids[2]).update(layer=Layer.ROLE)  # role holders only
+        Memory.objects.filter(pk=ids[3]).update(project=world.a.other_project)  # outside the key's project
+        seen = {}
+        for name, person in (("alice", world.alice), ("dave", dave)):
+            member, key = person.members[slug], person.keys[slug][0]
+            querysets = [
+                memories_visible(member=member),
+                memories_visible(member=member, include_forgotten=True),
+                scoped_memories(scope_for_key(member=member, key=key)),
+            ]
+            for queryset in querysets:
+                assert _selected(visible_sql(queryset)) == set(queryset.values_list("pk", flat=True))
+            seen[name] = _selected(visible_sql(querysets[2]))
+        # The rule is live in the compiled condition: alice reads her own and the project's memories,
+        # not the forgotten one, not the role layer's, not the other project's (outside the key).
+        assert seen["alice"] == {ids[0], ids[4]}
+        assert ids[0] not in seen["dave"]
+
+        joined = Memory.objects.filter(project__slug=world.a.project.slug)
+        assert "memory_memory.id IN (SELECT" in visible_sql(joined).sql  # a join: the queryset as a subquery
+        assert _selected(visible_sql(joined)) == set(joined.values_list("pk", flat=True)) != set()
+        assert visible_sql(Memory.objects.filter(pk__in=[])) == VisibleSQL("FALSE", ())
+        assert _selected(visible_sql(Memory.objects.filter(pk__in=[]))) == set()
+        # Compiled once, handed on as it is.
+        compiled = visible_sql(joined)
+        assert visible_sql(compiled) is compiled
+
+
+def test_surroundings_reads_tags_entities_and_live_links_in_one_statement(client, world, alice):
+    first = uuid.UUID(
+        save_event(client, alice, "Deploy", "Dana deployed.", entities=["Dana"], tags=["ops/deploy"])
+    )
+    second = uuid.UUID(save_event(client, alice, "Review", "Lee reviewed.", entities=["Lee"], tags=["ops"]))
+    third = uuid.UUID(save_event(client, alice, "Hidden", "Not on the page."))
+    with ctx(world):
+        MemoryLink.objects.filter(src_id__in=[first, second, third]).delete()
+        MemoryLink.objects.create(kind=LinkKind.NEXT, src_id=first, dst_id=second)
+        MemoryLink.objects.create(kind=LinkKind.SIMILAR, src_id=second, dst_id=first, score=0.91)
+        MemoryLink.objects.create(kind=LinkKind.SIMILAR, src_id=first, dst_id=third, score=0.9)  # not visible
+        MemoryLink.objects.create(
+            kind=LinkKind.CONFLICT, src_id=second, dst_id=first, revoked_at=timezone.now()
+        )  # revoked
+        with CaptureQueriesContext(connection) as captured:
+            around = surroundings([first, second], visible_ids={first, second})
+    assert len([q for q in captured.captured_queries if "SAVEPOINT" not in q["sql"]]) == 1
+    assert around.tags == {first: ["ops/deploy"], second: ["ops"]}
+    assert [name for _, name, _ in around.entities[first]] == ["Dana"]
+    assert [(name, type_) for _, name, type_ in around.entities[second]] == [("Lee", "thing")]
+    assert around.next == {first: str(second)} and around.prev == {second: str(first)}
+    assert sorted((r["type"], r["direction"], r["score"]) for r in around.relations[first]) == [
+        ("next", "out", None),
+        ("similar", "in", 0.91),
+    ]
+    assert sorted((r["type"], r["direction"]) for r in around.relations[second]) == [
+        ("next", "in"),
+        ("similar", "out"),
+    ]
+    assert surroundings([]).tags == {}
+
+
+def test_a_search_takes_a_fixed_number_of_statements(world, alice):
+    """An extra round trip per search is a red build (as a save's count is, test_write_throughput)."""
+    from memory.dispatch import tool_dispatch
+
+    def call(name: str, arguments: dict) -> None:
+        outcome = tool_dispatch(secret=alice, name=name, arguments=arguments, surface="rest")
+        assert outcome.ok, outcome.error
+
+    for i in range(3):
+        call(
+            "save_memory",
+            {
+                "summary": f"Dana moved the deploy {i}.",
+                "content": f"Dana moved the deploy to Friday {i}.",
+                "entities": [{"name": "Dana", "type": "person"}],
+                "tags": ["deploy"],
+            },
+        )
+    search = {"query": "when did Dana move the deploy", "top_k": 10}
+    call("search_memory", search)
+    with CaptureQueriesContext(connection) as captured:
+        call("search_memory", search)
+    sent = [q["sql"] for q in captured.captured_queries if "SAVEPOINT" not in q["sql"]]
+    # The gate (digest, key identified, context, key loaded, rate window, reset), the call (context, term
+    # statistics with the HNSW settings, text, entity names, renames, entity channel, vector, named
+    # entities, neighbours, rows, surroundings, the shared tag's three, audit, reset). Outermost, as a
+    # request runs it, the two resets are not sent and the gate commits asynchronously (one more).
+    assert len(sent) == 22, "\n".join(sent)
+    assert len([q for q in sent if "set_config('hnsw.ef_search'" in q]) == 1
