@@ -121,8 +121,9 @@ def test_a_search_takes_a_fixed_number_of_statements(world, alice):
         call("search_memory", search)
     sent = [q["sql"] for q in captured.captured_queries if "SAVEPOINT" not in q["sql"]]
     # The gate (digest, key identified, context, key loaded, rate window, reset), the call (context, term
-    # statistics with the HNSW settings, text, entity names, renames, entity channel, vector, named
-    # entities, neighbours, rows, surroundings, the shared tag's three, audit, reset). Outermost, as a
-    # request runs it, the two resets are not sent and the gate commits asynchronously (one more).
-    assert len(sent) == 22, "\n".join(sent)
+    # statistics with the HNSW settings, text, entity names, renames, the entities' frequency, entity
+    # channel, vector, named entities, neighbours, rows, surroundings, the shared tag's three, audit,
+    # reset). Outermost, as a request runs it, the two resets are not sent and the gate commits
+    # asynchronously (one more).
+    assert len(sent) == 23, "\n".join(sent)
     assert len([q for q in sent if "set_config('hnsw.ef_search'" in q]) == 1
