@@ -125,7 +125,10 @@ def visible_sql(memories: QuerySet[Memory] | VisibleSQL) -> VisibleSQL:
         return memories
     query = memories.query
     joined = [alias for alias, count in query.alias_refcount.items() if count and alias != query.base_table]
-    if query.model is not Memory or joined or query.is_sliced or query.distinct or query.combinator:
+    # Anything beyond a plain filter of memory_memory (a join, a slice, DISTINCT, a union, an annotation
+    # a filter may sit on in HAVING) is kept whole, as a subquery.
+    plain = not (joined or query.is_sliced or query.distinct or query.combinator or query.annotations)
+    if query.model is not Memory or not plain or query.group_by is not None:
         sql, params = memories.values("pk").query.sql_with_params()
         return VisibleSQL(f"memory_memory.id IN ({sql})", tuple(params))
     compiler = query.get_compiler(using=memories.db)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 
 from django.db import connection
+from django.db.models import Count
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -58,6 +59,9 @@ def test_visible_sql_selects_exactly_what_its_queryset_selects(client, world, al
         joined = Memory.objects.filter(project__slug=world.a.project.slug)
         assert "memory_memory.id IN (SELECT" in visible_sql(joined).sql  # a join: the queryset as a subquery
         assert _selected(visible_sql(joined)) == set(joined.values_list("pk", flat=True)) != set()
+        annotated = Memory.objects.annotate(tags=Count("tag_links")).filter(tags__lt=1)  # HAVING: untagged
+        assert "memory_memory.id IN (SELECT" in visible_sql(annotated).sql
+        assert _selected(visible_sql(annotated)) == set(annotated.values_list("pk", flat=True)) == set(ids)
         assert visible_sql(Memory.objects.filter(pk__in=[])) == VisibleSQL("FALSE", ())
         assert _selected(visible_sql(Memory.objects.filter(pk__in=[]))) == set()
         # Compiled once, handed on as it is.
