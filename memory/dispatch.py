@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from accounts.errors import Forbidden, MnemosError, NotAuthenticated, NotFound, RateLimited, Unprocessable
 from accounts.models import AccessKey, SubscriptionState
-from accounts.selectors.keys import access_key_door, access_key_identify
+from accounts.selectors.keys import access_key_door
 from accounts.services.audit import audit_record
 from accounts.tasks import access_key_touch_soon
 from accounts.tenancy import tenant_context
@@ -249,7 +249,5 @@ def tool_list_for(*, secret: str | None) -> list[ToolSpec]:
     """The tools this key may see (its toolsets); raises NotAuthenticated for a bad key."""
     from memory.registry import tools_for_key
 
-    identity = access_key_identify(secret=secret)
-    with tenant_context(enterprise_id=identity.enterprise_id, door="tools"):
-        key = AccessKey.objects.get(pk=identity.key_id)
+    with access_key_door(secret=secret, door="tools") as (_, key):
         return tools_for_key(key)
