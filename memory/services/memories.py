@@ -79,14 +79,12 @@ def fold(name: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
 
 
-def _lock_project(project: Project) -> None:
-    # One writer per project at a time: limits and fact_key versions stay exact under concurrency.
-    # The archivist's drain takes it too, while it resets the project's wake (archivist_wake).
-    project_write_lock(project_id=project.pk)
-
-
 def project_write_lock(*, project_id: uuid.UUID) -> None:
-    """The project's write lock, to the end of the transaction."""
+    """The project's write lock, to the end of the transaction.
+
+    One writer per project at a time: limits and fact_key versions stay exact under concurrency. The
+    archivist's drain takes it too, while it resets the project's wake (archivist_wake).
+    """
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"memory-write:{project_id}"])
 
@@ -265,7 +263,7 @@ def memory_create(*, draft: MemoryDraft, tool: str) -> Memory:
     """Store one memory (in the caller's transaction), or refuse with nothing written."""
     scanned = _scan(draft, tool)
     v = scanned.values
-    _lock_project(draft.project)
+    project_write_lock(project_id=draft.project.pk)
     _check_limits(draft)
     fact_version = None
     if draft.fact_key:
