@@ -30,14 +30,18 @@ def env_bool(name: str, default: bool = False) -> bool:
     raise ImproperlyConfigured(f"{name} must be true or false, got {raw!r}")
 
 
-def env_int(name: str, default: int) -> int:
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    """The integer in ``name``, else ``default``; below ``minimum`` (when given) is refused."""
     raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from exc
+    value = default
+    if raw is not None and raw.strip() != "":
+        try:
+            value = int(raw)
+        except ValueError as exc:
+            raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from exc
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name} must be {minimum} or more")
+    return value
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
@@ -56,10 +60,7 @@ def web_workers() -> int:
     80-93 -> 98-109 from two to three (four: 95; bench/RESULTS.md). The MCP endpoint is stateless, so
     any worker answers any call.
     """
-    workers = env_int("MNEMOS_WEB_WORKERS", min((os.cpu_count() or 1) + 1, 5))
-    if workers < 1:
-        raise ImproperlyConfigured("MNEMOS_WEB_WORKERS must be 1 or more")
-    return workers
+    return env_int("MNEMOS_WEB_WORKERS", min((os.cpu_count() or 1) + 1, 5), minimum=1)
 
 
 def web_threads() -> int:
@@ -67,7 +68,4 @@ def web_threads() -> int:
     else the connection pool's size (``MNEMOS_DB_POOL``; more threads would only wait for a
     connection), else 8."""
     pool = env_int("MNEMOS_DB_POOL", 0)
-    threads = env_int("MNEMOS_WEB_THREADS", pool if pool > 0 else 8)
-    if threads < 1:
-        raise ImproperlyConfigured("MNEMOS_WEB_THREADS must be 1 or more")
-    return threads
+    return env_int("MNEMOS_WEB_THREADS", pool if pool > 0 else 8, minimum=1)

@@ -171,10 +171,6 @@ TOOL_BODY_MAX_BYTES = env_int("MNEMOS_TOOL_BODY_MAX_BYTES", 2 * 1024 * 1024)
 
 # Partner links (docs/partners.md): the platform's minimum contract version, and how remote
 # partner deployments are reached (https only unless allowed for development; extra CA bundle).
-PARTNER_MIN_CONTRACT_VERSION = env_int("MNEMOS_PARTNER_MIN_CONTRACT_VERSION", 1)
-if PARTNER_MIN_CONTRACT_VERSION < 1:
-    from django.core.exceptions import ImproperlyConfigured
-
-    raise ImproperlyConfigured("MNEMOS_PARTNER_MIN_CONTRACT_VERSION must be 1 or more")
+PARTNER_MIN_CONTRACT_VERSION = env_int("MNEMOS_PARTNER_MIN_CONTRACT_VERSION", 1, minimum=1)
 PARTNER_ALLOW_HTTP = env_bool("MNEMOS_PARTNER_ALLOW_HTTP", False)
 PARTNER_CA_BUNDLE = env_str("MNEMOS_PARTNER_CA_BUNDLE", "")
