@@ -125,9 +125,65 @@ def test_a_search_takes_a_fixed_number_of_statements(world, alice):
         call("search_memory", search)
     sent = [q["sql"] for q in captured.captured_queries if "SAVEPOINT" not in q["sql"]]
     # The gate (digest, key identified, context, key loaded, rate window, reset), the call (context, term
-    # statistics with the HNSW settings, text, entity names, renames, the entities' frequency, entity
-    # channel, vector, named entities, neighbours, rows, surroundings, the shared tag's three, audit,
-    # reset). Outermost, as a request runs it, the two resets are not sent and the gate commits
-    # asynchronously (one more).
-    assert len(sent) == 23, "\n".join(sent)
+    # statistics with the HNSW settings, text, entity names with their renames, the entities' frequency,
+    # entity channel, vector, named entities with the neighbours' links, rows, surroundings, the shared
+    # tag's three, audit, reset). Outermost, as a request runs it, the two resets are not sent and the
+    # gate commits asynchronously (one more).
+    assert len(sent) == 21, "\n".join(sent)
     assert len([q for q in sent if "set_config('hnsw.ef_search'" in q]) == 1
+
+
+def test_entities_in_reads_named_entities_and_their_renames_in_one_statement(client, world, alice):
+    from memory.models import Entity
+    from memory.selectors.search import entities_in
+    from tests.memory.helpers import tool
+
+    lunch = save_event(client, alice, "Lunch", "Lee booked lunch.", entities=["Lee", "Dana"])
+    renamed = tool(
+        client,
+        alice,
+        "update_memory",
+        {
+            "event_id": lunch,
+            "add_entities": [{"name": "Leon"}],
+            "add_entity_renames": [{"old": "Lee", "new": "Leon"}],
+        },
+    )
+    assert renamed.status_code == 200, renamed.content
+    bob = world.bob.keys[world.b.enterprise.slug][1]
+    save_event(client, bob, "Other tenant", "Lee of globex.", entities=["Lee", "Mary Ann"])
+    with ctx(world):
+        Entity.objects.filter(key="dana").update(deprecated=True)
+        with CaptureQueriesContext(connection) as captured:
+            found = entities_in("Did ＬＥＥ or Dana or Mary Ann book lunch?")
+        assert len([q for q in captured.captured_queries if "SAVEPOINT" not in q["sql"]]) == 1
+        # The named one (full-width and case folded), then the other side of its rename; not the
+        # deprecated Dana, nothing of the other enterprise's (row-level security).
+        assert [e.name for e in found] == ["Lee", "Leon"]
+        assert {e.enterprise_id for e in found} == {world.a.enterprise.pk}
+        assert [e.name for e in entities_in("what did Leon say")] == ["Leon", "Lee"]
+        assert entities_in("?") == []
+
+
+def test_candidate_links_reads_named_memories_and_next_links_in_one_statement(client, world, alice):
+    from memory.models import Entity
+    from memory.selectors.search import candidate_links, with_named_entities, with_neighbours
+
+    first = uuid.UUID(save_event(client, alice, "One", "Dana opened.", entities=["Dana"]))
+    second = uuid.UUID(save_event(client, alice, "Two", "Then it closed."))
+    third = uuid.UUID(save_event(client, alice, "Three", "Later."))
+    with ctx(world):
+        MemoryLink.objects.filter(src_id__in=[first, second, third]).delete()
+        MemoryLink.objects.create(kind=LinkKind.NEXT, src_id=first, dst_id=second)
+        MemoryLink.objects.create(kind=LinkKind.NEXT, src_id=second, dst_id=third, revoked_at=timezone.now())
+        dana = list(Entity.objects.filter(key="dana"))
+        with CaptureQueriesContext(connection) as captured:
+            links = candidate_links([first, second, third], [first, second], dana)
+        assert len([q for q in captured.captured_queries if "SAVEPOINT" not in q["sql"]]) == 1
+        assert links.named == {first} and links.next_pairs == ((first, second),)
+        # Only the candidates the text or vector channel found can be named.
+        assert candidate_links([first, second], [second], dana).named == frozenset()
+        assert candidate_links([first], [first], []).named == frozenset()
+    scores = {first: 1.0, second: 0.2, third: 0.4}
+    boosted = with_neighbours(with_named_entities(scores, links.named, boost=0.5), links.next_pairs, 0.5)
+    assert boosted == {first: 1.5 + 0.5 * 0.2, second: 0.2 + 0.5 * 1.5, third: 0.4}
