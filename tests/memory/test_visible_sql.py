@@ -187,3 +187,24 @@ def test_candidate_links_reads_named_memories_and_next_links_in_one_statement(cl
     scores = {first: 1.0, second: 0.2, third: 0.4}
     boosted = with_neighbours(with_named_entities(scores, links.named, boost=0.5), links.next_pairs, 0.5)
     assert boosted == {first: 1.5 + 0.5 * 0.2, second: 0.2 + 0.5 * 1.5, third: 0.4}
+
+
+def test_memories_by_ids_reads_a_page_in_one_statement(client, world, alice):
+    from memory.selectors.search import memories_by_ids
+
+    mine = uuid.UUID(save_event(client, alice, "Deploy", "Dana deployed."))
+    bob = world.bob.keys[world.b.enterprise.slug][1]
+    theirs = uuid.UUID(save_event(client, bob, "Other tenant", "Not alice's."))
+    with ctx(world):
+        Memory.objects.filter(pk=mine).update(embedding=None)
+        with CaptureQueriesContext(connection) as captured:
+            found = memories_by_ids([mine, theirs])
+            memory = found[mine]
+            page = (memory.project.slug, memory.workspace.name, memory.has_vector, memory.content)
+        assert len([q for q in captured.captured_queries if "SAVEPOINT" not in q["sql"]]) == 1
+        assert set(found) == {mine}  # the other enterprise's row is not there (row-level security)
+        saved = Memory.objects.select_related("project", "workspace").get(pk=mine)
+        assert page == (saved.project.slug, saved.workspace.name, False, "Dana deployed.")
+        assert memory.get_deferred_fields() == {"embedding", "search_vector"}
+        assert memory.project.name == saved.project.name  # a field not read loads on first use
+    assert memories_by_ids([]) == {}
