@@ -598,6 +598,18 @@ def _partial(model: type[_M], alias: str, **values: Any) -> _M:
     return model.from_db(alias, names, [values[n] for n in names])
 
 
+def _converted(model: type[models.Model], names: Sequence[str], values: Sequence[Any]) -> list[Any]:
+    """A raw row's values as the ORM would hand them over: each field's database converters applied
+    (a JSONField's text parsed, say)."""
+    out = list(values)
+    fields = {f.attname: f for f in model._meta.concrete_fields}
+    for i, name in enumerate(names):
+        field_ = fields[name]
+        for converter in field_.get_db_converters(connection):
+            out[i] = converter(out[i], field_.get_col(model._meta.db_table), connection)
+    return out
+
+
 def memories_by_ids(ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, Memory]:
     """The rows for ids a ranking returned, without their vectors (``has_vector`` says if there is one).
 
@@ -624,7 +636,7 @@ def memories_by_ids(ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, Memory]:
     alias, names, width = connection.alias, list(_PAGE_COLUMNS), len(_PAGE_COLUMNS)
     found: dict[uuid.UUID, Memory] = {}
     for row in rows:
-        memory = Memory.from_db(alias, names, row[:width])
+        memory = Memory.from_db(alias, names, _converted(Memory, names, row[:width]))
         has_vector, slug, workspace_name = row[width:]
         memory.has_vector = has_vector  # type: ignore[attr-defined]
         memory.project = _partial(

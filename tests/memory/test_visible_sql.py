@@ -206,5 +206,9 @@ def test_memories_by_ids_reads_a_page_in_one_statement(client, world, alice):
         saved = Memory.objects.select_related("project", "workspace").get(pk=mine)
         assert page == (saved.project.slug, saved.workspace.name, False, "Dana deployed.")
         assert memory.get_deferred_fields() == {"embedding", "search_vector"}
+        # Every loaded field as the ORM hands it over (JSON fields parsed, not their text).
+        loaded = {f.attname for f in Memory._meta.concrete_fields} - memory.get_deferred_fields()
+        assert {a: getattr(memory, a) for a in loaded} == {a: getattr(saved, a) for a in loaded}
+        assert not isinstance(memory.origin, str)
         assert memory.project.name == saved.project.name  # a field not read loads on first use
     assert memories_by_ids([]) == {}
