@@ -67,24 +67,34 @@ def _check_subscription(key: AccessKey, spec: ToolSpec) -> None:
         raise SubscriptionBlocked(NOTICE_GRACE, code="subscription_grace")
 
 
-def _count_call(key: AccessKey) -> None:
+# The gate's transaction, when it is its own, commits without waiting for the WAL to reach the disk once
+# the call has passed: all it keeps then is the rate window's count (a crash could forget a few counted
+# calls, never a memory or an audit event). The setting rides on the count's statement (a round trip
+# less on every call); a refusal after it sets it back, so that the refusal commits durably with its audit.
+_ASYNC_COMMIT = "set_config('synchronous_commit', 'off', true)"
+_DURABLE_COMMIT = "SELECT set_config('synchronous_commit', 'on', true)"
+
+
+def _count_call(key: AccessKey, *, commit_async: bool = False) -> None:
     """Count this call in the project's current minute; refuse past the plan's limit.
 
     The counter commits with the gate's own transaction, so refused and failed
-    calls count too, and a retry storm cannot slip under the limit.
+    calls count too, and a retry storm cannot slip under the limit. ``commit_async``: the same
+    statement sets that transaction to commit asynchronously (the gate is its own transaction).
     """
     window = timezone.now().replace(second=0, microsecond=0)
+    returning = f"calls, {_ASYNC_COMMIT}" if commit_async else "calls"
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
             INSERT INTO {ToolCallWindow._meta.db_table} (enterprise_id, project_id, window_start, calls)
             VALUES (%s, %s, %s, 1)
             ON CONFLICT (project_id, window_start) DO UPDATE SET calls = {ToolCallWindow._meta.db_table}.calls + 1
-            RETURNING calls
+            RETURNING {returning}
             """,
             [key.enterprise_id, key.project_id, window],
         )
-        (calls,) = cursor.fetchone()
+        (calls, *_) = cursor.fetchone()
     if calls == 1:
         # A new minute's first call: the project's old windows are of no further use.
         ToolCallWindow.objects.filter(
@@ -142,20 +152,18 @@ def _gate(
                 return ToolOutcome(spec=None, error=UnknownTool(f"Unknown tool: {name}"))
             try:
                 _check_subscription(key, spec)
-                _count_call(key)
+                # Asynchronous only when the gate is its own transaction: inside a caller's, the setting
+                # would last to that one's end.
+                _count_call(key, commit_async=outermost)
                 _check_scope(key, spec)
             except MnemosError as exc:
+                if outermost:  # the count may have set it asynchronous: a refusal commits durably
+                    with connection.cursor() as cursor:
+                        cursor.execute(_DURABLE_COMMIT)
                 audit_record(
                     action="tool.refused", target=key, details=_call_audit_details(spec, surface, None, exc)
                 )
                 return ToolOutcome(spec=spec, error=exc)
-            if outermost:
-                # The call passed: all this transaction keeps is the rate window's count, which need not
-                # wait for the WAL to reach the disk (a crash could forget a few counted calls, never a
-                # memory or an audit event; a refusal above commits durably with its audit). Only when the
-                # gate is its own transaction: inside a caller's, the setting would last to that one's end.
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT set_config('synchronous_commit', 'off', true)")
             access_key_touch_soon(key)  # one job a minute per busy key, not one per call
             return key
     except NotAuthenticated as exc:  # the secret named no usable key: nothing of a tenant was read

@@ -326,7 +326,9 @@ def entities_in(text: str) -> list[Entity]:
     """Entities whose name (or a rename of it) appears in the text, as a run of 1-4 words.
 
     One statement (under the tenant's row-level security, as every statement here): the live entities
-    whose folded name is one of the text's runs, then the other side of any rename of them.
+    whose folded name is one of the text's runs, then the other side of any rename of them; each with
+    ``few_links``, whether it is on at most ``ENTITY_CHANNEL_MAX_LINKS`` memories (the entity channel's
+    test, read here at most MAX + 1 links of each).
     """
     words = [fold(w) for w in _WORD.findall(text)]
     grams = {" ".join(words[i : i + n]) for n in range(1, 5) for i in range(len(words) - n + 1)}
@@ -339,20 +341,30 @@ def entities_in(text: str) -> list[Entity]:
             f"""
             WITH named AS MATERIALIZED (
                 SELECT {columns} FROM memory_entity e WHERE e.key = ANY(%s::text[]) AND NOT e.deprecated LIMIT 20
+            ), found AS (
+                SELECT 0 AS side, {columns} FROM named e
+                UNION ALL
+                SELECT 1, {columns} FROM memory_entity e
+                WHERE e.id NOT IN (SELECT id FROM named) AND e.id IN (
+                    SELECT r.new_id FROM memory_entityrename r WHERE r.old_id IN (SELECT id FROM named)
+                    UNION SELECT r.old_id FROM memory_entityrename r WHERE r.new_id IN (SELECT id FROM named)
+                )
             )
-            SELECT 0, {columns} FROM named e
-            UNION ALL
-            SELECT 1, {columns} FROM memory_entity e
-            WHERE e.id NOT IN (SELECT id FROM named) AND e.id IN (
-                SELECT r.new_id FROM memory_entityrename r WHERE r.old_id IN (SELECT id FROM named)
-                UNION SELECT r.old_id FROM memory_entityrename r WHERE r.new_id IN (SELECT id FROM named)
-            )
-            ORDER BY 1, 2
+            SELECT f.*, (
+                SELECT count(*) FROM (SELECT 1 FROM memory_memoryentity x WHERE x.entity_id = f.id LIMIT %s) AS l
+            ) <= %s
+            FROM found f
+            ORDER BY f.side, f.id
             """,
-            [array_literal(sorted(grams))],
+            [array_literal(sorted(grams)), ENTITY_CHANNEL_MAX_LINKS + 1, ENTITY_CHANNEL_MAX_LINKS],
         )
         rows = cursor.fetchall()
-    return [Entity.from_db(connection.alias, list(_ENTITY_COLUMNS), row[1:]) for row in rows]
+    found = []
+    for row in rows:
+        entity = Entity.from_db(connection.alias, list(_ENTITY_COLUMNS), row[1:-1])
+        entity.few_links = row[-1]  # type: ignore[attr-defined]
+        found.append(entity)
+    return found
 
 
 # An entity on more memories than this names a whole stream (a conversation's speaker, the company itself):
@@ -366,23 +378,31 @@ def _entity_channel(
 ) -> list[uuid.UUID]:
     """The visible memories of the named entities that are not too frequent, newest first.
 
-    Two statements whatever the number of entities: which entities are on at most
-    ``ENTITY_CHANNEL_MAX_LINKS`` memories (reading at most MAX + 1 links of each, never counting them
-    all), then their memories, the ids as constants so that the planner estimates the join from the
-    entities' own statistics (with the frequency check in the same statement it could not, and chose
-    to walk the timestamp index: 12-13 against 7 ms a query at 100k, bench.scale.run).
+    Which entities are on at most ``ENTITY_CHANNEL_MAX_LINKS`` memories comes with them from
+    ``entities_in`` (``few_links``; read here, reading at most MAX + 1 links of each, for entities from
+    elsewhere); then one statement for their memories, the ids as constants so that the planner
+    estimates the join from the entities' own statistics (with the frequency check in the same
+    statement it could not, and chose to walk the timestamp index: 12-13 against 7 ms a query at 100k,
+    bench.scale.run).
     """
     if not entities:
         return []
     with connection.cursor() as cursor:
-        cursor.execute(
-            """
-            SELECT e.id FROM unnest(%s::bigint[]) AS e(id)
-            WHERE (SELECT count(*) FROM (SELECT 1 FROM memory_memoryentity x WHERE x.entity_id = e.id LIMIT %s) AS links) <= %s
-            """,
-            [array_literal([e.pk for e in entities]), ENTITY_CHANNEL_MAX_LINKS + 1, ENTITY_CHANNEL_MAX_LINKS],
-        )
-        chosen = [pk for (pk,) in cursor.fetchall()]
+        if all(hasattr(e, "few_links") for e in entities):
+            chosen = [e.pk for e in entities if e.few_links]  # type: ignore[attr-defined]
+        else:
+            cursor.execute(
+                """
+                SELECT e.id FROM unnest(%s::bigint[]) AS e(id)
+                WHERE (SELECT count(*) FROM (SELECT 1 FROM memory_memoryentity x WHERE x.entity_id = e.id LIMIT %s) AS links) <= %s
+                """,
+                [
+                    array_literal([e.pk for e in entities]),
+                    ENTITY_CHANNEL_MAX_LINKS + 1,
+                    ENTITY_CHANNEL_MAX_LINKS,
+                ],
+            )
+            chosen = [pk for (pk,) in cursor.fetchall()]
         if not chosen:
             return []
         visible = visible_sql(memories)

@@ -125,11 +125,11 @@ def test_a_search_takes_a_fixed_number_of_statements(world, alice):
         call("search_memory", search)
     sent = [q["sql"] for q in captured.captured_queries if "SAVEPOINT" not in q["sql"]]
     # The gate (digest, key identified, context, key loaded, rate window, reset), the call (context, term
-    # statistics with the HNSW settings, text, entity names with their renames, the entities' frequency,
-    # entity channel, vector, named entities with the neighbours' links, rows, surroundings, the shared
-    # tag's three, audit, reset). Outermost, as a request runs it, the two resets are not sent and the
+    # statistics with the HNSW settings, text, entity names with their renames and frequency, entity
+    # channel, vector, named entities with the neighbours' links, rows, surroundings, the shared tag's
+    # three, audit, reset). Outermost, as a request runs it, the two resets are not sent and the
     # gate commits asynchronously (one more).
-    assert len(sent) == 21, "\n".join(sent)
+    assert len(sent) == 20, "\n".join(sent)
     assert len([q for q in sent if "set_config('hnsw.ef_search'" in q]) == 1
 
 
@@ -160,6 +160,7 @@ def test_entities_in_reads_named_entities_and_their_renames_in_one_statement(cli
         # The named one (full-width and case folded), then the other side of its rename; not the
         # deprecated Dana, nothing of the other enterprise's (row-level security).
         assert [e.name for e in found] == ["Lee", "Leon"]
+        assert [e.few_links for e in found] == [True, True]  # on one memory each: the entity channel's
         assert {e.enterprise_id for e in found} == {world.a.enterprise.pk}
         assert [e.name for e in entities_in("what did Leon say")] == ["Leon", "Lee"]
         assert entities_in("?") == []

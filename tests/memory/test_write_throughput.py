@@ -88,9 +88,34 @@ def test_a_served_save_sends_no_resets_and_commits_its_gate_asynchronously(
     ]
     asynchronous = [i for i, q in enumerate(sent) if "synchronous_commit" in q]
     commits = [i for i, q in enumerate(sent) if q == "COMMIT"]
-    # gate, call: the asynchronous setting sits in the first transaction only.
+    # gate, call: the asynchronous setting sits in the first transaction only, on the rate window's
+    # count (no statement of its own).
     assert len(commits) == 2 and len(asynchronous) == 1 and asynchronous[0] < commits[0]
-    assert len([q for q in sent if q not in ("BEGIN", "COMMIT")]) == 23 - 2 + 1
+    assert "INSERT INTO memory_toolcallwindow" in sent[asynchronous[0]]
+    assert len([q for q in sent if q not in ("BEGIN", "COMMIT")]) == 23 - 2
+
+
+def test_a_served_refusal_commits_its_gate_durably(committed_world, django_db_blocker):
+    """The count sets the gate's transaction asynchronous; a refusal after it (here: an auditor's
+    write) sets it back before its audit row commits, so that no refusal's audit can be lost."""
+    world = committed_world
+    _, secret = world.bob.keys[world.a.enterprise.slug]  # bob audits enterprise A: he may not write
+    with django_db_blocker.unblock():
+        assert not connection.in_atomic_block
+        with CaptureQueriesContext(connection) as captured:
+            outcome = tool_dispatch(
+                secret=secret,
+                name="save_memory",
+                arguments={"summary": "No.", "content": "Not written."},
+                surface="rest",
+            )
+    assert outcome.error is not None and outcome.error.code == "membership_may_not_write"
+    sent = [q["sql"] for q in captured.captured_queries]
+    count = next(i for i, q in enumerate(sent) if "INSERT INTO memory_toolcallwindow" in q)
+    durable = next(i for i, q in enumerate(sent) if "set_config('synchronous_commit', 'on', true)" in q)
+    audit = next(i for i, q in enumerate(sent) if 'INSERT INTO "accounts_auditevent"' in q)
+    assert "synchronous_commit', 'off'" in sent[count] and count < durable < audit < sent.index("COMMIT")
+    assert "COMMIT" not in sent[count:durable]
 
 
 def test_entities_of_one_save_share_one_row_per_folded_name(world, alice):
