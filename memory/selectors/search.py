@@ -319,7 +319,8 @@ def nearest_memories(
     return [(pk, 1.0 - float(distance)) for pk, distance in ranked]
 
 
-_ENTITY_COLUMNS = ("id", "enterprise_id", "name", "key", "type", "deprecated", "created_at")
+# All of an entity's columns, in its fields' order (``from_db`` reads a full row positionally).
+_ENTITY_COLUMNS = tuple(f.attname for f in Entity._meta.concrete_fields)
 
 
 def entities_in(text: str) -> list[Entity]:
@@ -361,7 +362,9 @@ def entities_in(text: str) -> list[Entity]:
         rows = cursor.fetchall()
     found = []
     for row in rows:
-        entity = Entity.from_db(connection.alias, list(_ENTITY_COLUMNS), row[1:-1])
+        entity = Entity.from_db(
+            connection.alias, list(_ENTITY_COLUMNS), _converted(Entity, _ENTITY_COLUMNS, row[1:-1])
+        )
         entity.few_links = row[-1]  # type: ignore[attr-defined]
         found.append(entity)
     return found
