@@ -11,7 +11,7 @@ import logging
 import math
 import re
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -361,10 +361,9 @@ def entities_in(text: str) -> list[Entity]:
         )
         rows = cursor.fetchall()
     found = []
+    convert = _converter(Entity, _ENTITY_COLUMNS)
     for row in rows:
-        entity = Entity.from_db(
-            connection.alias, list(_ENTITY_COLUMNS), _converted(Entity, _ENTITY_COLUMNS, row[1:-1])
-        )
+        entity = Entity.from_db(connection.alias, list(_ENTITY_COLUMNS), convert(row[1:-1]))
         entity.few_links = row[-1]  # type: ignore[attr-defined]
         found.append(entity)
     return found
@@ -381,33 +380,16 @@ def _entity_channel(
 ) -> list[uuid.UUID]:
     """The visible memories of the named entities that are not too frequent, newest first.
 
-    Which entities are on at most ``ENTITY_CHANNEL_MAX_LINKS`` memories comes with them from
-    ``entities_in`` (``few_links``; read here, reading at most MAX + 1 links of each, for entities from
-    elsewhere); then one statement for their memories, the ids as constants so that the planner
-    estimates the join from the entities' own statistics (with the frequency check in the same
-    statement it could not, and chose to walk the timestamp index: 12-13 against 7 ms a query at 100k,
-    bench.scale.run).
+    ``entities`` come from ``entities_in``, which says of each whether it is on at most
+    ``ENTITY_CHANNEL_MAX_LINKS`` memories (``few_links``). One statement for their memories, the ids
+    as constants so that the planner estimates the join from the entities' own statistics (with the
+    frequency check in the same statement it could not, and chose to walk the timestamp index: 12-13
+    against 7 ms a query at 100k, bench.scale.run).
     """
-    if not entities:
+    chosen = [e.pk for e in entities if e.few_links]  # type: ignore[attr-defined]
+    if not chosen:
         return []
     with connection.cursor() as cursor:
-        if all(hasattr(e, "few_links") for e in entities):
-            chosen = [e.pk for e in entities if e.few_links]  # type: ignore[attr-defined]
-        else:
-            cursor.execute(
-                """
-                SELECT e.id FROM unnest(%s::bigint[]) AS e(id)
-                WHERE (SELECT count(*) FROM (SELECT 1 FROM memory_memoryentity x WHERE x.entity_id = e.id LIMIT %s) AS links) <= %s
-                """,
-                [
-                    array_literal([e.pk for e in entities]),
-                    ENTITY_CHANNEL_MAX_LINKS + 1,
-                    ENTITY_CHANNEL_MAX_LINKS,
-                ],
-            )
-            chosen = [pk for (pk,) in cursor.fetchall()]
-        if not chosen:
-            return []
         visible = visible_sql(memories)
         cursor.execute(
             f"""
@@ -621,16 +603,23 @@ def _partial(model: type[_M], alias: str, **values: Any) -> _M:
     return model.from_db(alias, names, [values[n] for n in names])
 
 
-def _converted(model: type[models.Model], names: Sequence[str], values: Sequence[Any]) -> list[Any]:
-    """A raw row's values as the ORM would hand them over: each field's database converters applied
-    (a JSONField's text parsed, say)."""
-    out = list(values)
+def _converter(model: type[models.Model], names: Sequence[str]) -> Callable[[Sequence[Any]], list[Any]]:
+    """Raw rows of ``names`` as the ORM would hand them over: each field's database converters applied
+    (a JSONField's text parsed, say). The converters are looked up once, for all the rows of a statement."""
     fields = {f.attname: f for f in model._meta.concrete_fields}
-    for i, name in enumerate(names):
-        field_ = fields[name]
-        for converter in field_.get_db_converters(connection):
-            out[i] = converter(out[i], field_.get_col(model._meta.db_table), connection)
-    return out
+    steps = [
+        (i, converter, fields[name].get_col(model._meta.db_table))
+        for i, name in enumerate(names)
+        for converter in fields[name].get_db_converters(connection)
+    ]
+
+    def convert(values: Sequence[Any]) -> list[Any]:
+        out = list(values)
+        for i, converter, column in steps:
+            out[i] = converter(out[i], column, connection)
+        return out
+
+    return convert
 
 
 def memories_by_ids(ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, Memory]:
@@ -658,8 +647,9 @@ def memories_by_ids(ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, Memory]:
         rows = cursor.fetchall()
     alias, names, width = connection.alias, list(_PAGE_COLUMNS), len(_PAGE_COLUMNS)
     found: dict[uuid.UUID, Memory] = {}
+    convert = _converter(Memory, names)
     for row in rows:
-        memory = Memory.from_db(alias, names, _converted(Memory, names, row[:width]))
+        memory = Memory.from_db(alias, names, convert(row[:width]))
         has_vector, slug, workspace_name = row[width:]
         memory.has_vector = has_vector  # type: ignore[attr-defined]
         memory.project = _partial(

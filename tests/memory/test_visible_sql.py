@@ -23,6 +23,11 @@ from tests.conftest import add_person
 from tests.memory.helpers import ctx, save_event
 
 
+def _sent(captured: CaptureQueriesContext) -> list[str]:
+    """The statements a block sent (the test transaction's savepoints aside)."""
+    return [q["sql"] for q in captured.captured_queries if "SAVEPOINT" not in q["sql"]]
+
+
 def _selected(visible: VisibleSQL) -> set[uuid.UUID]:
     with connection.cursor() as cursor:
         cursor.execute(
@@ -85,7 +90,7 @@ def test_surroundings_reads_tags_entities_and_live_links_in_one_statement(client
         )  # revoked
         with CaptureQueriesContext(connection) as captured:
             around = surroundings([first, second], visible_ids={first, second})
-    assert len([q for q in captured.captured_queries if "SAVEPOINT" not in q["sql"]]) == 1
+    assert len(_sent(captured)) == 1
     assert around.tags == {first: ["ops/deploy"], second: ["ops"]}
     assert [name for _, name, _ in around.entities[first]] == ["Dana"]
     assert [(name, type_) for _, name, type_ in around.entities[second]] == [("Lee", "thing")]
@@ -123,7 +128,7 @@ def test_a_search_takes_a_fixed_number_of_statements(world, alice):
     call("search_memory", search)
     with CaptureQueriesContext(connection) as captured:
         call("search_memory", search)
-    sent = [q["sql"] for q in captured.captured_queries if "SAVEPOINT" not in q["sql"]]
+    sent = _sent(captured)
     # The gate (digest, key identified, context, key loaded, rate window, reset), the call (context, term
     # statistics with the HNSW settings, text, entity names with their renames and frequency, entity
     # channel, vector, named entities with the neighbours' links, rows, surroundings, the shared tag's
@@ -156,7 +161,7 @@ def test_entities_in_reads_named_entities_and_their_renames_in_one_statement(cli
         Entity.objects.filter(key="dana").update(deprecated=True)
         with CaptureQueriesContext(connection) as captured:
             found = entities_in("Did ＬＥＥ or Dana or Mary Ann book lunch?")
-        assert len([q for q in captured.captured_queries if "SAVEPOINT" not in q["sql"]]) == 1
+        assert len(_sent(captured)) == 1
         # The named one (full-width and case folded), then the other side of its rename; not the
         # deprecated Dana, nothing of the other enterprise's (row-level security).
         assert [e.name for e in found] == ["Lee", "Leon"]
@@ -180,7 +185,7 @@ def test_candidate_links_reads_named_memories_and_next_links_in_one_statement(cl
         dana = list(Entity.objects.filter(key="dana"))
         with CaptureQueriesContext(connection) as captured:
             links = candidate_links([first, second, third], [first, second], dana)
-        assert len([q for q in captured.captured_queries if "SAVEPOINT" not in q["sql"]]) == 1
+        assert len(_sent(captured)) == 1
         assert links.named == {first} and links.next_pairs == ((first, second),)
         # Only the candidates the text or vector channel found can be named.
         assert candidate_links([first, second], [second], dana).named == frozenset()
@@ -202,7 +207,7 @@ def test_memories_by_ids_reads_a_page_in_one_statement(client, world, alice):
             found = memories_by_ids([mine, theirs])
             memory = found[mine]
             page = (memory.project.slug, memory.workspace.name, memory.has_vector, memory.content)
-        assert len([q for q in captured.captured_queries if "SAVEPOINT" not in q["sql"]]) == 1
+        assert len(_sent(captured)) == 1
         assert set(found) == {mine}  # the other enterprise's row is not there (row-level security)
         saved = Memory.objects.select_related("project", "workspace").get(pk=mine)
         assert page == (saved.project.slug, saved.workspace.name, False, "Dana deployed.")
