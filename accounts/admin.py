@@ -16,6 +16,7 @@ from django.contrib import admin
 from django.contrib.auth.forms import AuthenticationForm
 from django.db import models
 from django.http import HttpRequest, HttpResponse
+from django.urls import URLPattern, URLResolver
 
 from accounts import models as m
 from accounts.selectors.members import member_auditor_enterprise
@@ -72,12 +73,18 @@ class AuditorAdminSite(admin.AdminSite):
         tenant_admin_view.tenant_door = True  # type: ignore[attr-defined]
         return tenant_admin_view
 
+    def get_urls(self) -> list[URLPattern | URLResolver]:
+        # No model here has a page on the site, so the "view on site" shortcut (/admin/r/<type>/<id>/)
+        # links nowhere; it looked an object up by any content type and id (a malformed id was a 500).
+        return [url for url in super().get_urls() if getattr(url, "name", None) != "view_on_site"]
+
 
 site = AuditorAdminSite(name="admin")
 
 
 class ReadOnlyAdmin(admin.ModelAdmin[Any]):
     actions = None
+    view_on_site = False  # the site's shortcut is not routed (AuditorAdminSite.get_urls)
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return self.admin_site.has_permission(request)

@@ -240,13 +240,7 @@ class Member(TenantModel):
     def __str__(self) -> str:
         return f"{self.user} @ {self.enterprise_id}"
 
-    @property
-    def may_write(self) -> bool:
-        return self.is_active and self.org_role != OrgRole.AUDITOR
-
-    @property
-    def is_admin(self) -> bool:
-        return self.is_active and self.org_role in (OrgRole.OWNER, OrgRole.ADMIN)
+    # Who may do what is the access policy's to say (accounts/access.py), not the model's.
 
 
 class TeamMembership(TenantModel):

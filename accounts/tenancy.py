@@ -13,6 +13,7 @@ the context's enterprise: the application filter and RLS agree.
 from __future__ import annotations
 
 import contextvars
+import re
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -70,6 +71,15 @@ def _set_local(name: str, value: str) -> None:
         cursor.execute("SELECT set_config(%s, %s, true)", [name, value])
 
 
+_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,64}")
+
+
+def usable_request_id(raw: str | None) -> str:
+    """A caller's request id when it fits the audit (1-64 printable ASCII), else a fresh one: every door's
+    tracing header (X-Request-Id, a JSON-RPC id) is a hint, never a reason to fail the call."""
+    return raw if raw is not None and _REQUEST_ID.fullmatch(raw) else uuid.uuid4().hex
+
+
 @contextmanager
 def tenant_context(
     *,
@@ -87,7 +97,7 @@ def tenant_context(
         member=member,
         access_key=access_key,
         session_key=session_key,
-        request_id=request_id or uuid.uuid4().hex,
+        request_id=usable_request_id(request_id),
         door=door,
         all_tenants=all_tenants,
     )
@@ -186,7 +196,7 @@ def key_tenant_context(
             enterprise_id = identify()
         finally:
             _current.reset(token)
-        ctx = TenantContext(enterprise_id=enterprise_id, request_id=request_id or uuid.uuid4().hex, door=door)
+        ctx = TenantContext(enterprise_id=enterprise_id, request_id=usable_request_id(request_id), door=door)
         token = _current.set(ctx)
         try:
             with _applied(ctx, outer=outer, nested=nested, clear_key_digest=True):

@@ -7,6 +7,7 @@ environment stops start-up with one clear line instead of a wrong default.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -69,3 +70,49 @@ def web_threads() -> int:
     connection), else 8."""
     pool = env_int("MNEMOS_DB_POOL", 0)
     return env_int("MNEMOS_WEB_THREADS", pool if pool > 0 else 8, minimum=1)
+
+
+# The header a TLS-terminating proxy sets on the requests it forwards (Django's SECURE_PROXY_SSL_HEADER).
+FORWARDED_PROTO_HTTPS = ("HTTP_X_FORWARDED_PROTO", "https")
+ONE_YEAR_SECONDS = 365 * 24 * 3600
+
+
+@dataclass(frozen=True)
+class TransportSecurity:
+    """What the cookies and the HSTS header say about HTTPS (config/settings.py applies it)."""
+
+    secure_cookies: bool
+    hsts_seconds: int
+    hsts_include_subdomains: bool
+    hsts_preload: bool
+    proxy_ssl_header: tuple[str, str] | None
+
+
+def transport_security(*, public_url: str) -> TransportSecurity:
+    """Secure cookies and HSTS: on by default when the deployment says it is served over HTTPS
+    (``public_url`` is https://, or ``MNEMOS_BEHIND_HTTPS_PROXY`` says a proxy terminates TLS and sets
+    ``X-Forwarded-Proto``); off for the embedded ``http://127.0.0.1``, where a Secure cookie would never
+    come back and sign-in would fail.
+
+    HSTS defaults to a year (the common production value, and the preload list's minimum): Django
+    sends it only on requests that arrived over HTTPS, so a plain-http deployment never pins itself.
+    It binds the whole host, every port: ``MNEMOS_HSTS_SECONDS=0`` turns it off, a small value tries
+    it out. Subdomains and preload reach beyond this deployment, so they stay the operator's choice.
+    """
+    behind_proxy = env_bool("MNEMOS_BEHIND_HTTPS_PROXY", False)
+    https = behind_proxy or public_url.strip().lower().startswith("https://")
+    hsts_seconds = env_int("MNEMOS_HSTS_SECONDS", ONE_YEAR_SECONDS if https else 0, minimum=0)
+    include_subdomains = env_bool("MNEMOS_HSTS_INCLUDE_SUBDOMAINS", False)
+    preload = env_bool("MNEMOS_HSTS_PRELOAD", False)
+    if preload and not (include_subdomains and hsts_seconds >= ONE_YEAR_SECONDS):
+        raise ImproperlyConfigured(
+            "MNEMOS_HSTS_PRELOAD needs MNEMOS_HSTS_INCLUDE_SUBDOMAINS=true and MNEMOS_HSTS_SECONDS of "
+            f"{ONE_YEAR_SECONDS} or more (the preload list refuses less)"
+        )
+    return TransportSecurity(
+        secure_cookies=env_bool("MNEMOS_SECURE_COOKIES", https),
+        hsts_seconds=hsts_seconds,
+        hsts_include_subdomains=include_subdomains,
+        hsts_preload=preload,
+        proxy_ssl_header=FORWARDED_PROTO_HTTPS if behind_proxy else None,
+    )

@@ -6,9 +6,10 @@ import os
 from pathlib import Path
 
 import django_stubs_ext
+from csp.constants import NONCE, NONE, SELF
 
 from accounts.dbserver import database_settings
-from config.env import env_bool, env_int, env_list, env_str
+from config.env import env_bool, env_int, env_list, env_str, transport_security
 
 # The embedder's C engine (OpenMP) spins on every core by default: next to a database and a worker on a
 # 2-core machine that made one query's embedding p95 694 ms; one thread measured p50 25 / p95 44 ms.
@@ -38,6 +39,42 @@ ALLOWED_HOSTS = env_list("MNEMOS_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "tes
 CSRF_TRUSTED_ORIGINS = env_list("MNEMOS_CSRF_TRUSTED_ORIGINS", [])
 PUBLIC_URL = env_str("MNEMOS_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
 
+# HTTPS (config/env.py transport_security): Secure cookies and HSTS default on when the public URL is
+# https:// or MNEMOS_BEHIND_HTTPS_PROXY says a TLS-terminating proxy sets X-Forwarded-Proto; the
+# embedded http://127.0.0.1 keeps them off, so `make run` signs in over plain http.
+_transport = transport_security(public_url=PUBLIC_URL)
+SESSION_COOKIE_SECURE = _transport.secure_cookies
+CSRF_COOKIE_SECURE = _transport.secure_cookies
+SECURE_HSTS_SECONDS = _transport.hsts_seconds
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _transport.hsts_include_subdomains
+SECURE_HSTS_PRELOAD = _transport.hsts_preload
+# Trusted only when the operator says the proxy sets it: otherwise any client could claim https.
+SECURE_PROXY_SSL_HEADER = _transport.proxy_ssl_header
+# Django's defaults, stated so a change to them is a visible one.
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy (django-csp) on every response: scripts and styles from our own /static/
+# only, no inline code (the console has none, templates/console/base.html turns off htmx's injected
+# indicator style). NONCE is added only to a response whose template asked for request.csp_nonce:
+# the API docs' Swagger UI (templates/drf_spectacular/swagger_ui.html). The admin's change lists carry
+# one inline <style> (a no-op without list actions, which this admin has none of): refused, harmless.
+CONTENT_SECURITY_POLICY: dict[str, object] = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -63,6 +100,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Serves the console's own static files (htmx, CSS) from the apps' static folders, no CDN.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # After WhiteNoise: the static files themselves need no policy.
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -122,10 +161,14 @@ WHITENOISE_USE_FINDERS = True
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 REST_FRAMEWORK: dict[str, object] = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # drf-spectacular, plus the REST door's refusals on every operation (every status, its Error body).
+    "DEFAULT_SCHEMA_CLASS": "accounts.api.v1.schema.TenantAutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
     "UNAUTHENTICATED_USER": None,
+    # JSON only, with the size (TOOL_BODY_MAX_BYTES) and depth limits of every JSON route: 413 and 400
+    # as {"error", "code"}, never a RecursionError.
+    "DEFAULT_PARSER_CLASSES": ["accounts.api.v1.parsers.LimitedJSONParser"],
 }
 SPECTACULAR_SETTINGS: dict[str, object] = {
     "TITLE": "Mnemos API",

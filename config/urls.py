@@ -6,6 +6,12 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from accounts.admin import site as admin_site
 from accounts.views import healthz
 
+# Under /v1/ a path no route matches (a malformed id included) is the API's JSON 404, and the
+# last-resort 400 and 500 are JSON too; elsewhere Django's pages.
+handler400 = "accounts.api.v1.base.bad_request"
+handler404 = "accounts.api.v1.base.not_found"
+handler500 = "accounts.api.v1.base.server_error"
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin_site.urls),

@@ -11,8 +11,9 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from accounts import access
 from accounts.errors import MnemosError
-from accounts.models import Member, OrgRole
+from accounts.models import Member
 from accounts.selectors.members import member_enterprises
 from accounts.tenancy import tenant_context
 
@@ -75,7 +76,7 @@ def console_view(
                 )
                 ctx.member = member
                 request.member = member  # type: ignore[attr-defined]
-                if request.method == "POST" and not member.may_write and not auditor_may_post:
+                if request.method == "POST" and not access.member_may_write(member) and not auditor_may_post:
                     response = forbidden(request, READ_ONLY_ROLE)
                 else:
                     response = inner(request, *args, **kwargs)
@@ -105,10 +106,9 @@ def attempt(action: Callable[[], T]) -> tuple[T | None, MnemosError | None]:
 
 def may_manage(request: HttpRequest) -> bool:
     """Owners and admins change the enterprise's projects, teams, keys and jobs."""
-    return bool(request.member.is_admin)  # type: ignore[attr-defined]
+    return access.member_may_manage(request.member)  # type: ignore[attr-defined]
 
 
 def sees_everything(request: HttpRequest) -> bool:
     """Owners, admins and auditors see the whole enterprise (audit, guard, every key)."""
-    member = request.member  # type: ignore[attr-defined]
-    return bool(member.is_admin or member.org_role == OrgRole.AUDITOR)
+    return access.member_sees_every_project(request.member)  # type: ignore[attr-defined]

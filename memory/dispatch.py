@@ -1,7 +1,9 @@
 """The tool door: every tool call, from every surface, passes here.
 
-authenticate -> subscription state -> per-project rate limit -> scope ->
-tenant context in a transaction -> validate arguments -> handler -> audit.
+authenticate -> subscription state -> per-project rate limit -> scope and membership
+(accounts.access) -> tenant context in a transaction -> input check (NUL, lone surrogates,
+depth: accounts.inputs) -> validate arguments (the bounds of each input model) -> handler
+(whose writes ask accounts.access about their project and folder) -> audit.
 Reads are audited too (which key read which memory ids).
 """
 
@@ -17,7 +19,9 @@ from django.db import connection
 from django.utils import timezone
 from pydantic import BaseModel, ValidationError
 
+from accounts import access
 from accounts.errors import Forbidden, MnemosError, NotAuthenticated, NotFound, RateLimited, Unprocessable
+from accounts.inputs import arguments_check
 from accounts.models import AccessKey, SubscriptionState
 from accounts.selectors.keys import access_key_door
 from accounts.services.audit import audit_record
@@ -33,7 +37,7 @@ RATE_LIMITED = "MCP rate limit exceeded, project call limit exceeded"
 NOTICE_NONE = "[MMW Notice]: this account has no active subscription, so memory tools are unavailable. An owner can start one in the console."
 NOTICE_SUSPENDED = "[MMW Notice]: this account is suspended, so memory tools are unavailable. An owner can resolve it in the console."
 NOTICE_GRACE = "[MMW Notice]: this account is in its grace period and read-only: reading works, saving does not until the subscription is renewed."
-MEMBERSHIP_MAY_NOT_WRITE = "membership may not write in this organization"
+MEMBERSHIP_MAY_NOT_WRITE = access.MEMBERSHIP_MAY_NOT_WRITE
 
 
 class UnknownTool(NotFound):
@@ -105,12 +109,17 @@ def _count_call(key: AccessKey, *, commit_async: bool = False) -> None:
 
 
 def _check_scope(key: AccessKey, spec: ToolSpec) -> None:
-    if spec.scope not in key.scopes and "admin" not in key.scopes:
+    """The access policy's first word on a call: the key's scope, and whether its membership may act at all
+    (each write then asks the policy about its own project and folder)."""
+    if not access.key_has_scope(key, spec.scope):
         raise Forbidden(
             f"this access key lacks the '{spec.scope}' scope", code="missing_scope", scope=spec.scope
         )
-    if not spec.read_only and not key.member.may_write:
+    # The seed's text for a write by an auditor or an inactive membership; an inactive one reads nothing either.
+    if not spec.read_only and not access.member_may_write(key.member):
         raise Forbidden(MEMBERSHIP_MAY_NOT_WRITE, code="membership_may_not_write")
+    if not key.member.is_active:
+        raise Forbidden(access.MEMBERSHIP_INACTIVE, code="membership_inactive")
 
 
 def validation_message(exc: ValidationError) -> str:
@@ -191,11 +200,7 @@ def tool_dispatch(
     call: ToolCall | None = None
     try:
         with (
-            query_vector_prefetch(
-                arguments.get(spec.query_argument)
-                if spec.query_argument and isinstance(arguments, dict)
-                else None
-            ),
+            query_vector_prefetch(spec.query_text(arguments)),
             tenant_context(
                 enterprise_id=key.enterprise_id,
                 member=key.member,
@@ -204,6 +209,7 @@ def tool_dispatch(
                 door="tools",
             ),
         ):
+            arguments_check(arguments or {})  # NUL, lone surrogates, depth: 422 before validation
             try:
                 arguments_model = spec.input_model.model_validate(arguments or {})
             except ValidationError as exc:

@@ -13,13 +13,24 @@ from starlette.applications import Starlette
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from accounts.errors import MnemosError
+from accounts.errors import MnemosError, PayloadTooLarge
+from accounts.inputs import BODY_TOO_LARGE
 from accounts.selectors.keys import access_key_identify, bearer_secret
 from memory.mcp_server import build_server, http_secret
 
 
+async def _refuse(send: Send, error: MnemosError) -> None:
+    body = json.dumps(error.as_dict()).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if error.http_status == 401:
+        headers.append((b"www-authenticate", b'Bearer realm="mnemos"'))
+    await send({"type": "http.response.start", "status": error.http_status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
 class RequireAccessKey:
-    """401 with a JSON body before any MCP work when the bearer key is missing or not valid."""
+    """401 with a JSON body before any MCP work when the bearer key is missing or not valid; 413 for a
+    body over ``TOOL_BODY_MAX_BYTES`` (the SDK reads any body whole before it parses it)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -30,21 +41,43 @@ class RequireAccessKey:
             try:
                 await sync_to_async(access_key_identify)(secret=bearer_secret(headers.get("authorization")))
             except MnemosError as exc:
-                body = json.dumps(exc.as_dict()).encode()
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": exc.http_status,
-                        "headers": [
-                            (b"content-type", b"application/json"),
-                            (b"www-authenticate", b'Bearer realm="mnemos"'),
-                            (b"content-length", str(len(body)).encode()),
-                        ],
-                    }
-                )
-                await send({"type": "http.response.body", "body": body})
+                await _refuse(send, exc)
                 return
+            if scope.get("method") == "POST":
+                body = await _body_within(receive, settings.TOOL_BODY_MAX_BYTES)
+                if body is None:
+                    await _refuse(send, PayloadTooLarge(BODY_TOO_LARGE, code="payload_too_large"))
+                    return
+                receive = _replay(body, receive)
         await self.app(scope, receive, send)
+
+
+async def _body_within(receive: Receive, limit: int) -> bytes | None:
+    """The request's body, or None past ``limit`` bytes (read no further)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":  # the client went away: nobody reads the answer
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that gives the body read already, then what the client sends (its disconnect)."""
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replayed() -> Any:
+        return pending.pop() if pending else await receive()
+
+    return replayed
 
 
 def _security() -> TransportSecuritySettings:

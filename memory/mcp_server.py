@@ -16,6 +16,7 @@ from asgiref.sync import sync_to_async
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
+from accounts.api.v1.base import request_id_from
 from memory.dispatch import UnknownTool, tool_dispatch, tool_list_for
 from memory.registry import ToolSpec
 
@@ -76,7 +77,8 @@ def build_server(secret_source: SecretSource, *, surface: str) -> Server[Any]:
             name=params.name,
             arguments=params.arguments,
             surface=surface,
-            request_id=None if request_id is None else f"mcp-{request_id}",
+            # A JSON-RPC id is the client's choice: one that does not fit the audit gets a fresh request id.
+            request_id=None if request_id is None else request_id_from(f"mcp-{request_id}"),
         )
         if isinstance(outcome.error, UnknownTool):
             raise MCPError(types.INVALID_PARAMS, outcome.error.message)

@@ -78,6 +78,16 @@ class ToolSpec:
         """MCP clients and model APIs accept only [A-Za-z0-9_-]{1,64}: dots become underscores."""
         return self.name.replace(".", "_")
 
+    def query_text(self, arguments: Any) -> str | None:
+        """The text the door may start embedding before validation: only one the validation can accept (a
+        string within the argument's max_length), so an over-long query is refused at once, never embedded."""
+        if not self.query_argument or not isinstance(arguments, dict):
+            return None
+        query = arguments.get(self.query_argument)
+        field = self.input_model.model_fields[self.query_argument]
+        limit = max((getattr(m, "max_length", None) or 0 for m in field.metadata), default=0)
+        return query if isinstance(query, str) and len(query) <= limit else None
+
     @property
     def effect(self) -> str:
         return "read" if self.read_only else "write"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from django.db import connection
 from pydantic import BaseModel, Field
@@ -23,7 +23,7 @@ from memory.models import MemoryEntity
 from memory.registry import ToolCall, ToolSpec, registry
 from memory.selectors.search import hybrid_rank, scope_for_key, scoped_memories
 from memory.services.memories import fold
-from memory.tools.common import Closed
+from memory.tools.common import ID_MAX, NAME_MAX, QUERY_MAX, Clamped, Closed, stated
 from memory.tools.graph import GraphQueryIn, GraphQueryOut, _answer
 from partners.graph import partner_graph_query
 from partners.models import LinkSide, PartnerLink
@@ -220,11 +220,19 @@ class LinkErrorFields(Closed):
     remote_org: str | None = Field(default=None, description="The partner org read (its id).")
 
 
+Sentence = Annotated[str, stated(minLength=1), Field(max_length=QUERY_MAX)]
+LinkId = Annotated[str, Field(max_length=ID_MAX)]
+
+
 class SearchPartnerIn(Closed):
-    sentence: str = Field(description="One complete sentence, not keywords.")
-    link_id: str = Field(description="Which link to read through, from list_partner_links.")
-    top_n: int = Field(default=10, description="Max hits (server-capped at 50).")
-    domain: str | None = Field(default=None, description="An optional single remote domain to narrow to.")
+    sentence: Sentence = Field(description="One complete sentence, not keywords (up to 2000 characters).")
+    link_id: LinkId = Field(description="Which link to read through, from list_partner_links.")
+    top_n: Annotated[int, Clamped(1, TOP_N_MAX)] = Field(
+        default=10, description="Max hits (server-capped at 50: 1-50, clamped)."
+    )
+    domain: str | None = Field(
+        default=None, max_length=NAME_MAX, description="An optional single remote domain to narrow to."
+    )
 
 
 class PartnerHit(Closed):
@@ -275,9 +283,10 @@ def search_partner_memory(call: ToolCall, args: SearchPartnerIn) -> SearchPartne
 
 class PartnerContentIn(Closed):
     event_id: str = Field(
-        description="An event_id from a partner hit (search_partner_memory and the others)."
+        max_length=ID_MAX,
+        description="An event_id from a partner hit (search_partner_memory and the others).",
     )
-    link_id: str = Field(description="The link the hit came through (its link_id).")
+    link_id: LinkId = Field(description="The link the hit came through (its link_id).")
 
 
 class PartnerEvent(Closed):
@@ -314,9 +323,13 @@ def get_partner_memory_content(call: ToolCall, args: PartnerContentIn) -> Partne
 
 
 class PartnerConnectionsIn(Closed):
-    sentence: str = Field(description="Where to start: one sentence about the subject, in your own memory.")
-    link_id: str = Field(description="Which link to read through, from list_partner_links.")
-    limit: int = Field(default=10, description="Max partner events (1-50).")
+    sentence: Sentence = Field(
+        description="Where to start: one sentence about the subject, in your own memory (up to 2000 characters)."
+    )
+    link_id: LinkId = Field(description="Which link to read through, from list_partner_links.")
+    limit: Annotated[int, Clamped(1, 50)] = Field(
+        default=10, description="Max partner events (1-50, clamped)."
+    )
 
 
 class PartnerReach(Closed):
@@ -408,7 +421,7 @@ def find_partner_memory_connections(call: ToolCall, args: PartnerConnectionsIn) 
 
 
 class PartnerGraphIn(GraphQueryIn):
-    link_id: str = Field(description="Which link to read through, from list_partner_links.")
+    link_id: LinkId = Field(description="Which link to read through, from list_partner_links.")
 
 
 class PartnerGraphOut(GraphQueryOut):

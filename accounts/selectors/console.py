@@ -9,9 +9,8 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
-from guardian.core import ObjectPermissionChecker
-from guardian.shortcuts import get_objects_for_user
 
+from accounts import access
 from accounts.models import (
     AccessKey,
     AuditEvent,
@@ -125,12 +124,8 @@ def public_targets_elsewhere(*, enterprise_id: Any) -> list[PublicTarget]:
 
 
 def projects_writable(*, member: Member, readable: QuerySet[Project]) -> list[Project]:
-    """The readable projects this member may save to: all for an admin, guardian's write grant otherwise."""
-    if member.is_admin:
-        return list(readable)
-    if not member.may_write:
-        return []
-    return list(get_objects_for_user(member.user, "accounts.write_project", klass=readable))
+    """The readable projects this member may save to (the access policy)."""
+    return list(readable.filter(pk__in=access.projects_writable(member=member).values("pk")))
 
 
 @dataclass(frozen=True)
@@ -152,9 +147,7 @@ def switch_target_get(*, member: Member, key_id: Any, project_id: Any) -> Switch
         return None
     project = Project.objects.select_related("team").filter(pk=project_id).first()
     public = None if project is not None else PublicTarget.objects.filter(project_id=project_id).first()
-    may_save = project is not None and (
-        member.is_admin or ObjectPermissionChecker(member.user).has_perm("write_project", project)
-    )
+    may_save = project is not None and access.project_may_write(member=member, project=project)
     return SwitchTarget(key=key, project=project, public=public, may_save=may_save)
 
 

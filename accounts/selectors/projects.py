@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from guardian.core import ObjectPermissionChecker
-
+from accounts import access
 from accounts.models import AccessKey, Project, PublicTarget
 
 
@@ -34,14 +33,12 @@ def project_active_target(*, key: AccessKey) -> Project:
 
 
 def project_targets_for(*, key: AccessKey) -> list[TargetEntry]:
-    """Projects the key's member may read (guardian view, or org owner/admin), then public targets."""
+    """Projects the key's member may read (the access policy), then public targets.
+
+    The list is the account's (the seed: what "the signed-in account can save to or read", with switch
+    links), also for a folder-bound key: names of projects, no memory of them."""
     member = key.member
-    visible = Project.objects.select_related("team").order_by("slug")
-    projects = list(visible)
-    if not member.is_admin:
-        checker = ObjectPermissionChecker(member.user)
-        checker.prefetch_perms(visible)
-        projects = [p for p in projects if checker.has_perm("view_project", p) or p.pk == key.project_id]
+    projects = list(access.projects_readable(member=member).select_related("team").order_by("slug"))
     entries = [
         TargetEntry(
             project=p,

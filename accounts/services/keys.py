@@ -11,13 +11,18 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.errors import InvalidInput
+from accounts import access
+from accounts.errors import Forbidden, InvalidInput
 from accounts.models import ALL_SCOPES, AccessKey, Member, Project
 from accounts.services.audit import audit_record
 from accounts.services.workspaces import workspace_get_or_create
 
 KEY_PREFIX = "mnm_"
 TOOLSETS = ("aiakiv", "remember", "enterprise")
+KEY_PROJECT_DENIED = (
+    "this member may not use project '{project}' for this key: a key with a write scope needs a project the "
+    "member may write, a read-only key one it may read"
+)
 
 
 def access_key_digest(secret: str) -> str:
@@ -63,6 +68,9 @@ def access_key_create(
     """Returns the key and its secret; the secret is not stored and cannot be shown again."""
     if project.enterprise_id != member.enterprise_id:
         raise InvalidInput("the project is not in the member's enterprise", code="project_not_found")
+    chosen_scopes = _clean_scopes(scopes)
+    if not access.key_may_be_made(member=member, project=project, scopes=chosen_scopes):
+        raise Forbidden(KEY_PROJECT_DENIED.format(project=project.slug), code="project_denied")
     workspace = workspace_get_or_create(project=project, name=workspace_name) if workspace_name else None
     prefix = secrets.token_hex(4)
     secret = f"{KEY_PREFIX}{prefix}_{secrets.token_urlsafe(32)}"
@@ -72,7 +80,7 @@ def access_key_create(
         project=project,
         workspace=workspace,
         label=label,
-        scopes=_clean_scopes(scopes),
+        scopes=chosen_scopes,
         toolsets=_clean_toolsets(toolsets),
         prefix=prefix,
         digest=access_key_digest(secret),

@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from accounts import access
 from accounts.selectors.console import enterprise_choices
 from accounts.services.targets import member_main_pause
 from console.decorators import SESSION_ENTERPRISE, console_view
@@ -30,7 +31,10 @@ class SignOutView(auth_views.LogoutView):
 
 @console_view
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "console/home.html", {"member": request.member})  # type: ignore[attr-defined]
+    member = request.member  # type: ignore[attr-defined]
+    return render(
+        request, "console/home.html", {"member": member, "may_write": access.member_may_write(member)}
+    )
 
 
 def _posted_enterprise(request: HttpRequest) -> str | None:
@@ -55,5 +59,9 @@ def main_pause(request: HttpRequest) -> HttpResponse:
     member = request.member  # type: ignore[attr-defined]
     member_main_pause(member=member, paused=request.POST.get("paused") == "1")
     if request.htmx:  # type: ignore[attr-defined]
-        return render(request, "console/home.html#main", {"member": member})
+        return render(
+            request,
+            "console/home.html#main",
+            {"member": member, "may_write": access.member_may_write(member)},
+        )
     return redirect("console:home")

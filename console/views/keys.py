@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from accounts import access
 from accounts.selectors.console import access_key_get, access_keys_list, project_get, projects_writable
 from accounts.services.keys import access_key_create, access_key_revoke
 from console.decorators import attempt, console_view, forbidden, may_manage, not_found, sees_everything
@@ -26,8 +27,10 @@ def _page(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpRespo
     context = {
         "keys": access_keys_list(member=member, everyone=everyone),
         "everyone": everyone,
-        "may_create": member.may_write,
-        "form": KeyCreateForm(projects=_writable_projects(request)) if member.may_write else None,
+        "may_create": access.member_may_write(member),
+        "form": KeyCreateForm(projects=_writable_projects(request))
+        if access.member_may_write(member)
+        else None,
         **extra,
     }
     return render(request, "console/keys.html", context, status=status)

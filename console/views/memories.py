@@ -9,13 +9,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts import access
 from accounts.services.audit import audit_record
 from console.decorators import attempt, console_view, not_found
 from console.forms import CorrectionForm, ForgetForm, MemorySearchForm
 from memory.registry import ToolCall
 from memory.selectors.browse import MemoryFilter, memory_browse, memory_page
 from memory.selectors.visibility import memory_get_visible, projects_readable
-from memory.services.forgetting import member_may_write_project, memory_forget
+from memory.services.forgetting import memory_forget
 from memory.tools.update import UpdateMemoryIn, update_memory
 
 GONE = "This memory does not exist, or you may not see it."
@@ -63,8 +64,8 @@ def _page(request: HttpRequest, memory_id: str, *, status: int = 200, **extra: A
     if page is None:
         return not_found(request, GONE)
     _record_read([str(page.memory.pk)])
-    may_change = member.may_write and (
-        page.memory.author_id == member.pk or member_may_write_project(member, page.memory.project_id)
+    may_change = access.place_may_write(
+        member=member, key=None, project=page.memory.project_id, workspace_id=page.memory.workspace_id
     )
     context = {
         "page": page,

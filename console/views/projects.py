@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from accounts import access
 from accounts.selectors.console import (
     members_list,
     project_get,
@@ -28,7 +29,6 @@ from accounts.services.targets import member_main_set, project_publish, project_
 from console.decorators import attempt, console_view, forbidden, may_manage, not_found
 from console.forms import GrantForm, ProjectCreateForm, TeamCreateForm, TeamMemberForm
 from memory.selectors.visibility import projects_readable
-from memory.services.forgetting import member_may_write_project
 
 ADMINS_ONLY = "Only the enterprise's owners and admins change projects and teams."
 
@@ -112,7 +112,7 @@ def _project_page(request: HttpRequest, project: Any, *, status: int = 200, **ex
         "row": row,
         "project": project,
         "may_manage": may_manage(request),
-        "may_be_main": member_may_write_project(member, project.pk),
+        "may_be_main": access.project_may_write(member=member, project=project),
         "is_main": member.main_project_id == project.pk,
         "grant_form": GrantForm(teams=teams, members=members),
         **extra,
@@ -131,7 +131,7 @@ def project(request: HttpRequest, project_id: str) -> HttpResponse:
         return _project_page(request, found)
     action = request.POST.get("action")
     if action == "main":
-        if not member_may_write_project(member, found.pk):
+        if not access.project_may_write(member=member, project=found):
             return forbidden(request, "You may not save to this project, so it cannot be your Main.")
         member_main_set(member=member, project=found)
         return redirect("console:project", project_id=found.pk)

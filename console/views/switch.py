@@ -6,6 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
+from accounts import access
 from accounts.selectors.console import switch_target_get
 from accounts.selectors.projects import project_active_target
 from accounts.services.targets import connection_retarget, member_main_set
@@ -67,7 +68,7 @@ def switch(request: HttpRequest, token: str) -> HttpResponse:
         "public": target.public,
         "folder_bound": folder_bound,
         "current": current,
-        "may_save": target.may_save and member.may_write,
+        "may_save": target.may_save and access.member_may_write(member),
         "main": member.main_project,
         "main_paused": member.main_paused,
         "done": False,

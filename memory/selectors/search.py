@@ -85,11 +85,14 @@ def scope_for_key(*, member: Member, key: AccessKey) -> ReadScope:
 
 def scoped_memories(scope: ReadScope) -> QuerySet[Memory]:
     memories = memories_visible(member=scope.member)
+    # A folder and a project filter both hold when both are given (a filter narrows, never widens).
     place = Q()
     if scope.workspace_id is not None:
-        place = Q(workspace_id=scope.workspace_id)
-    elif scope.project_ids is not None:
-        place = Q(project_id__in=scope.project_ids)
+        place &= Q(workspace_id=scope.workspace_id)
+    if scope.project_ids is not None and (
+        scope.workspace_id is None or scope.project_ids != (scope.key.project_id,)
+    ):
+        place &= Q(project_id__in=scope.project_ids)
     if place:
         if scope.include_enterprise_wide:
             place |= Q(visibility=Visibility.ENTERPRISE)

@@ -135,7 +135,8 @@ ALLOWED_FUNCTIONS = frozenset(
     ]
 )
 MAX_ROWS_CAP = 10_000
-MAX_TIMEOUT_MS = 60_000
+# The seed's default is also the ceiling: no call holds a connection (and the pool slot) longer.
+MAX_TIMEOUT_MS = 5_000
 FORBIDDEN_NODES = {
     "InsertStmt",
     "UpdateStmt",
@@ -286,6 +287,7 @@ def sql_run(*, scope: ReadScope, sql: str, max_rows: int, timeout_ms: int) -> Sq
             _set(cursor, "app.sql_teams", ",".join(teams))
             _set(cursor, "app.sql_roles", ",".join(roles))
             _set(cursor, "app.sql_scope", ",".join(scope_projects))
+            _set(cursor, "app.sql_workspace", str(scope.workspace_id) if scope.workspace_id else "")
             cursor.execute("SET TRANSACTION READ ONLY")
             cursor.execute(f"SET LOCAL statement_timeout = {int(timeout_ms)}")
             cursor.execute(f'SET LOCAL ROLE "{AGENT_SQL_ROLE}"')

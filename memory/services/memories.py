@@ -12,6 +12,7 @@ from django.db import connection
 from django.db.models import Max
 from django.utils import timezone
 
+from accounts import access
 from accounts.errors import LimitExceeded, Unprocessable
 from accounts.models import AccessKey, Member, Project, Role, Team, Workspace
 from accounts.services.audit import audit_record
@@ -29,7 +30,7 @@ from memory.models import (
     Tag,
     Task,
 )
-from memory.selectors.visibility import memories_visible
+from memory.selectors.visibility import memories_reachable
 from memory.services.guarding import Scanned, guard_fields, guard_record_redactions
 
 PROJECT_LIMIT = "project memory limit exceeded"
@@ -115,8 +116,8 @@ def _check_limits(draft: MemoryDraft) -> None:
             raise LimitExceeded(message, code=code)
 
 
-def derived_from_check(*, member: Member, ids: list[str]) -> list[str]:
-    """Sorted, unique ids of existing memories this member can access; else the seed's errors."""
+def derived_from_check(*, member: Member, ids: list[str], key: AccessKey | None = None) -> list[str]:
+    """Sorted, unique ids of existing memories this member can access (through this key); else the seed's errors."""
     if len(ids) > MAX_DERIVED:
         raise Unprocessable(DERIVED_TOO_MANY, code="derived_from_too_many")
     try:
@@ -124,7 +125,10 @@ def derived_from_check(*, member: Member, ids: list[str]) -> list[str]:
     except ValueError as exc:
         raise Unprocessable(DERIVED_UNKNOWN, code="derived_from_unknown") from exc
     found = {
-        str(pk) for pk in memories_visible(member=member).filter(pk__in=wanted).values_list("pk", flat=True)
+        str(pk)
+        for pk in memories_reachable(member=member, key=key)
+        .filter(pk__in=wanted)
+        .values_list("pk", flat=True)
     }
     if found != set(wanted):
         raise Unprocessable(DERIVED_UNKNOWN, code="derived_from_unknown")
@@ -261,6 +265,14 @@ def _scan(draft: MemoryDraft, tool: str) -> Scanned:
 
 def memory_create(*, draft: MemoryDraft, tool: str) -> Memory:
     """Store one memory (in the caller's transaction), or refuse with nothing written."""
+    # The one write path asks the access policy now, whatever the key was made for: the author's grant
+    # on the project, and a folder-bound key's folder (a run key is bound to its task, not a folder).
+    access.place_write_check(
+        member=draft.author,
+        key=draft.access_key,
+        project=draft.project,
+        workspace_id=draft.workspace.pk,
+    )
     scanned = _scan(draft, tool)
     v = scanned.values
     project_write_lock(project_id=draft.project.pk)

@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from accounts import access
 from accounts.models import AccessKey, Member
 from accounts.services.audit import audit_record
 from accounts.services.keys import access_key_create, access_key_revoke
@@ -27,6 +28,7 @@ class RunStart:
 
 
 def task_run_start(*, task: Task, member: Member, key: AccessKey) -> RunStart:
+    access.task_run_check(member=member, key=key, task=task)
     run = TaskRun.objects.create(enterprise_id=task.enterprise_id, task=task, started_by=member)
     run_key, secret = access_key_create(
         member=member,
@@ -55,10 +57,11 @@ def task_run_start(*, task: Task, member: Member, key: AccessKey) -> RunStart:
     return RunStart(run=run, run_key=secret, consulted=consulted)
 
 
-def task_run_finish(*, run: TaskRun, outcome: str, member: Member) -> TaskRun:
+def task_run_finish(*, run: TaskRun, outcome: str, member: Member, key: AccessKey | None = None) -> TaskRun:
     """Learn a task-layer note from the run's outcome, once; a repeat changes nothing."""
     if run.state == "finished":
         return run
+    access.task_run_check(member=member, key=key, task=run.task)
     if outcome.strip():
         task = run.task
         run.learned = memory_create(

@@ -3,26 +3,39 @@
 from __future__ import annotations
 
 import uuid
+from typing import Annotated
 
 from pydantic import Field
 
+from accounts import access
 from accounts.errors import NotFound, Unprocessable
 from memory.models import Task
 from memory.registry import ToolCall, ToolSpec, registry
-from memory.selectors.ask import RUN_BUDGET_CHARS, memory_ask
+from memory.selectors.ask import MAX_LIMIT, RUN_BUDGET_CHARS, memory_ask
 from memory.selectors.search import ReadScope
-from memory.tools.common import Closed
+from memory.tools.common import ID_MAX, QUERY_MAX, Closed, RowId, stated
 
 
 class AskIn(Closed):
-    purpose: str = Field(description="What you need it for: the question, in a sentence.")
-    teamId: int | None = Field(
+    purpose: Annotated[str, stated(minLength=1)] = Field(
+        max_length=QUERY_MAX,
+        description="What you need it for: the question, in a sentence (up to 2000 characters).",
+    )
+    teamId: RowId | None = Field(
         default=None, description="Only this team's notes; honoured as given, never widened."
     )
-    projectId: str | None = Field(
-        default=None, description="Only this project's notes; honoured as given, never widened."
+    projectId: Annotated[str, stated(format="uuid")] | None = Field(
+        default=None,
+        max_length=ID_MAX,
+        description="Only this project's notes (its id); honoured as given, never widened.",
     )
-    limit: int | None = Field(default=None, description="At most this many notes (default 5, up to 50).")
+    limit: int | None = Field(
+        default=None,
+        strict=True,
+        ge=1,
+        le=MAX_LIMIT,
+        description="At most this many notes: 1-50 (default 5); outside that range the call is refused.",
+    )
 
 
 class EvidenceNote(Closed):
@@ -91,15 +104,17 @@ def ask(call: ToolCall, args: AskIn) -> AskOut:
     task_id = None
     if call.task_id:
         task = Task.objects.filter(pk=call.task_id).first()
-        if task is None:
+        if task is None or not access.task_may_read(member=call.member, key=key, task=task):
             raise NotFound("task not found", code="not_found")
         task_id = task.pk
     # A run reads the task, team and enterprise layers; a filter narrows within them, never adds one.
     run_layers = task_id is not None
+    # A folder-bound key asks within its folder whatever the filters say (they narrow, never widen).
     scope = ReadScope(
         member=call.member,
         key=key,
         project_ids=project_ids,
+        workspace_id=key.workspace_id,
         include_enterprise_wide=project_ids is None,
         team_id=args.teamId,
         task_id=task_id,

@@ -8,33 +8,75 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, WithJsonSchema
+from pydantic import AfterValidator, Field, WithJsonSchema
 
 from accounts.errors import Unprocessable
 from memory.graph import GraphTimeout, Rejection, graph_query, schema
 from memory.graph.executor import Answer
+from memory.graph.parser import MAX_QUERY_CHARS
 from memory.registry import ToolCall, ToolSpec, registry
 from memory.selectors.search import scope_for_key, scoped_memories
-from memory.tools.common import Closed
+from memory.tools.common import QUERY_MAX, Closed, stated
 
-_SCALAR = [{"type": "string"}, {"type": "number"}]
+# Bounds on params (the graph validator then judges their types: a refusal there is blocked_by params).
+# A text is at most a search sentence; a list is far longer than any cap it could feed (ids: takes 200);
+# numbers stay within the integers JSON clients hold exactly.
+PARAMS_MAX = 50
+PARAM_NAME_MAX = 64
+PARAM_LIST_MAX = 1_000
+PARAM_NUMBER_MAX = 2**53
+_SCALAR = [
+    {"type": "string", "maxLength": QUERY_MAX},
+    {"type": "number", "minimum": -PARAM_NUMBER_MAX, "maximum": PARAM_NUMBER_MAX},
+]
 PARAMS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "patternProperties": {
-        "^[A-Za-z_][A-Za-z0-9_]*$": {"anyOf": [*_SCALAR, {"type": "array", "items": {"anyOf": _SCALAR}}]}
+        f"^[A-Za-z_][A-Za-z0-9_]{{0,{PARAM_NAME_MAX - 1}}}$": {
+            "anyOf": [*_SCALAR, {"type": "array", "items": {"anyOf": _SCALAR}, "maxItems": PARAM_LIST_MAX}]
+        }
     },
     "additionalProperties": False,
+    "maxProperties": PARAMS_MAX,
 }
 
 
+def _param_scalar_check(where: str, value: Any) -> None:
+    if isinstance(value, str) and len(value) > QUERY_MAX:
+        raise ValueError(f"{where}: a text parameter takes at most {QUERY_MAX} characters")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > PARAM_NUMBER_MAX:
+        raise ValueError(f"{where}: a number parameter must lie within ±2^53")
+
+
+def params_check(params: dict[str, Any]) -> dict[str, Any]:
+    """The size bounds of PARAMS_SCHEMA; what the values are is the graph validator's to judge."""
+    if len(params) > PARAMS_MAX:
+        raise ValueError(f"params: at most {PARAMS_MAX} parameters")
+    for name, value in params.items():
+        if len(name) > PARAM_NAME_MAX:
+            raise ValueError(f"params: a parameter name takes at most {PARAM_NAME_MAX} characters")
+        where = f"params.{name}"
+        if isinstance(value, list):
+            if len(value) > PARAM_LIST_MAX:
+                raise ValueError(f"{where}: a list parameter takes at most {PARAM_LIST_MAX} items")
+            for item in value:
+                _param_scalar_check(where, item)
+        else:
+            _param_scalar_check(where, value)
+    return params
+
+
 class GraphQueryIn(Closed):
-    query: str = Field(
+    # Longer queries are refused by the parser as a syntax rejection (a result, as the seed has every
+    # rejection come back), so the schema states the parser's bound rather than pydantic enforcing it.
+    query: Annotated[str, stated(minLength=1, maxLength=MAX_QUERY_CHARS)] = Field(
         description="The graph query text: START a = events(...) [MATCH ...] [WHERE ...] RETURN ... "
-        "[ORDER BY ...] [LIMIT n]."
+        "[ORDER BY ...] [LIMIT n]. Up to 10000 characters."
     )
-    params: Annotated[dict[str, Any], WithJsonSchema(PARAMS_SCHEMA)] = Field(
+    params: Annotated[dict[str, Any], AfterValidator(params_check), WithJsonSchema(PARAMS_SCHEMA)] = Field(
         default_factory=dict,
-        description="Values for $name references: strings, numbers, or lists of strings and numbers.",
+        description="Values for $name references: strings, numbers, or lists of strings and numbers. At most 50 "
+        "parameters; a text up to 2000 characters, a list up to 1000 items, a number within ±2^53.",
     )
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import uuid
 from collections import Counter
 from datetime import timedelta
-from typing import Any
+from typing import Annotated, Any
 
 from django.contrib.auth.models import User
 from django.db.models import Q
 from django.utils import timezone
-from pydantic import Field
+from pydantic import ConfigDict, Field, model_validator
 
 from accounts.errors import Unprocessable
 from accounts.models import Member, Team
@@ -23,10 +23,28 @@ from memory.registry import ToolCall, ToolSpec, registry
 from memory.selectors.graph import Surroundings, shared_categories, surroundings
 from memory.selectors.search import ReadScope, hybrid_rank, memories_by_ids, scope_for_key, scoped_memories
 from memory.services.memories import fold
-from memory.tools.common import Closed, SearchedScope
+from memory.tools.common import (
+    LABEL_MAX,
+    NAME_LOOKUP_MAX,
+    QUERY_MAX,
+    WORKSPACE_MAX,
+    Clamped,
+    Closed,
+    RowId,
+    SearchedScope,
+    stated,
+)
 
 MAX_OFFSET = 200
 TIMELINE_COUNT_CAP = 10_000
+# list_memory_timeline's days: a century reaches every memory worth a timeline; more is clamped to it
+# (10**9 days would not fit a date).
+MAX_DAYS = 36_500
+# find_memories_by_entity's offset: past it a page is refused, not clamped (a clamped offset would
+# answer a different page than the one asked for).
+MAX_ENTITY_OFFSET = 100_000
+# A principal handle: an email (254 characters at most) or a team name.
+PRINCIPAL_MAX = 300
 ENTITIES_MODE = (
     "mode 'entities' is no longer supported: to look an entity up by name call find_memories_by_entity"
 )
@@ -182,16 +200,25 @@ def _hint(ids: list[uuid.UUID], around: Surroundings, available: list[str]) -> H
 
 
 class SearchMemoryIn(Closed):
-    query: str = Field(
-        description="One self-contained sentence. Resolve referents; keep exact identifiers intact."
+    query: Annotated[str, stated(minLength=1)] = Field(
+        max_length=QUERY_MAX,
+        description="One self-contained sentence, up to 2000 characters. Resolve referents; keep exact "
+        "identifiers intact.",
     )
-    top_k: int = Field(default=10, description="Max hits (1-50, clamped).")
-    mode: str = Field(default="hybrid", description='"hybrid" (default) or "events": both return event hits.')
+    top_k: Annotated[int, Clamped(1, 50)] = Field(default=10, description="Max hits (1-50, clamped).")
+    mode: Annotated[str, stated(enum=["hybrid", "events"])] = Field(
+        default="hybrid",
+        max_length=20,
+        description='"hybrid" (default) or "events": both return event hits. "entities" is no longer supported.',
+    )
     principal: str | None = Field(
         default=None,
+        max_length=PRINCIPAL_MAX,
         description="Restrict to content attributed to one user or team: a handle (email or team name) or a principal id.",
     )
-    offset: int = Field(default=0, description="How many top-ranked results to skip (clamped to 200).")
+    offset: Annotated[int, Clamped(0, MAX_OFFSET)] = Field(
+        default=0, description="How many top-ranked results to skip (clamped to 0-200)."
+    )
 
 
 class PrincipalCandidate(Closed):
@@ -307,12 +334,19 @@ def search_memory(call: ToolCall, args: SearchMemoryIn) -> SearchMemoryOut:
 
 
 class SearchIn(Closed):
-    query: str = Field(description="What to look for, in a sentence or a few words.")
-    workspace: str | None = Field(default=None, description="Only this workspace of the key's project.")
-    scope: str | None = Field(
-        default=None, description="Only records with this scope label (e.g. shared, private)."
+    query: Annotated[str, stated(minLength=1)] = Field(
+        max_length=QUERY_MAX,
+        description="What to look for, in a sentence or a few words (up to 2000 characters).",
     )
-    limit: int = Field(default=10, description="Max results (1-50, clamped).")
+    workspace: str | None = Field(
+        default=None, max_length=WORKSPACE_MAX, description="Only this workspace of the key's project."
+    )
+    scope: str | None = Field(
+        default=None,
+        max_length=LABEL_MAX,
+        description="Only records with this scope label (e.g. shared, private).",
+    )
+    limit: Annotated[int, Clamped(1, 50)] = Field(default=10, description="Max results (1-50, clamped).")
 
 
 class Relation(Closed):
@@ -403,15 +437,18 @@ def search(call: ToolCall, args: SearchIn) -> SearchOut:
 
 
 class TimelineIn(Closed):
-    entity_id: int | None = Field(
+    entity_id: RowId | None = Field(
         default=None, description="Return events involving this entity, from find_memories_by_entity."
     )
-    cg_id: int | None = Field(
+    cg_id: RowId | None = Field(
         default=None,
         description="Return events carrying this tag group (ids from a search's hint.categories).",
     )
-    days: int | None = Field(default=None, description="Restrict to the last N days.")
-    limit: int = Field(default=20, description="1-200 (default 20).")
+    days: Annotated[int, Clamped(1, MAX_DAYS, clamp_low=False)] | None = Field(
+        default=None,
+        description="Restrict to the last N days: 1 or more; more than 36500 (a century) is clamped to 36500.",
+    )
+    limit: Annotated[int, Clamped(1, 200)] = Field(default=20, description="1-200 (default 20), clamped.")
 
 
 class TimelineEvent(Closed):
@@ -507,6 +544,17 @@ def list_memory_timeline(call: ToolCall, args: TimelineIn) -> TimelineOut:
 # --- find_memories_by_entity ------------------------------------------------------------------
 
 
+ONE_OF_NAME_OR_ID = "pass exactly one of name or entity_id"
+# "Exactly one of name and entity_id" in the published schema. Not a top-level oneOf: the Anthropic API
+# refuses a tool whose input_schema has oneOf, anyOf or allOf at its top level (every request carrying
+# the tool list fails), so it is if/then/else: a name string excludes an id, and without one an id is required.
+EXACTLY_ONE_OF_NAME_OR_ID: dict[str, Any] = {
+    "if": {"required": ["name"], "properties": {"name": {"type": "string"}}},
+    "then": {"properties": {"entity_id": {"type": "null"}}},
+    "else": {"required": ["entity_id"], "properties": {"entity_id": {"type": "integer"}}},
+}
+
+
 def _entity_family(entities: list[Entity]) -> list[Entity]:
     """The entities and everything recorded as a rename of them, both ways."""
     family = {e.pk: e for e in entities}
@@ -525,12 +573,32 @@ def _entity_family(entities: list[Entity]) -> list[Entity]:
 
 
 class EntityByIn(Closed):
+    """Pass exactly one of name and entity_id."""
+
+    model_config = ConfigDict(json_schema_extra=EXACTLY_ONE_OF_NAME_OR_ID)
+
     name: str | None = Field(
-        default=None, description="The entity's name (any letter case or width; renames included)."
+        default=None,
+        max_length=NAME_LOOKUP_MAX,
+        description="The entity's name (any letter case or width; renames included). Exactly one of name and "
+        "entity_id.",
     )
-    entity_id: int | None = Field(default=None, description="Or its id.")
-    limit: int = Field(default=20, description="Events per page (1-100).")
-    offset: int = Field(default=0, description="Events to skip, for the next page.")
+    entity_id: RowId | None = Field(
+        default=None, description="Or its id (exactly one of name and entity_id)."
+    )
+    limit: Annotated[int, Clamped(1, 100)] = Field(
+        default=20, description="Events per page (1-100, clamped)."
+    )
+    offset: Annotated[int, Clamped(0, MAX_ENTITY_OFFSET, clamp_high=False)] = Field(
+        default=0,
+        description="Events to skip, for the next page: 0-100000 (a negative offset reads as 0).",
+    )
+
+    @model_validator(mode="after")
+    def _one_of_name_or_id(self) -> EntityByIn:
+        if (self.name is None) == (self.entity_id is None):
+            raise ValueError(ONE_OF_NAME_OR_ID)
+        return self
 
 
 class EntityOut(Closed):
@@ -552,7 +620,7 @@ class EntityByOut(Closed):
 
 def find_memories_by_entity(call: ToolCall, args: EntityByIn) -> EntityByOut:
     if (args.name is None) == (args.entity_id is None):
-        raise Unprocessable("pass exactly one of name or entity_id", code="invalid_arguments")
+        raise Unprocessable(ONE_OF_NAME_OR_ID, code="invalid_arguments")
     entity = (
         Entity.objects.filter(pk=args.entity_id).first()
         if args.entity_id is not None
@@ -593,8 +661,13 @@ def find_memories_by_entity(call: ToolCall, args: EntityByIn) -> EntityByOut:
 
 
 class ConnectionsIn(Closed):
-    sentence: str = Field(description="Where to start: one sentence about the subject.")
-    limit: int = Field(default=10, description="Max connected memories (1-50).")
+    sentence: Annotated[str, stated(minLength=1)] = Field(
+        max_length=QUERY_MAX,
+        description="Where to start: one sentence about the subject (up to 2000 characters).",
+    )
+    limit: Annotated[int, Clamped(1, 50)] = Field(
+        default=10, description="Max connected memories (1-50, clamped)."
+    )
 
 
 class Reach(Closed):

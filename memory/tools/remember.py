@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Annotated, Any
+
+from pydantic import ConfigDict, Field
 
 from accounts.errors import NotFound, PayloadTooLarge, Unprocessable
 from memory.registry import ToolCall, ToolSpec, registry
 from memory.selectors.visibility import memory_get_visible
 from memory.services.forgetting import memory_forget
 from memory.services.idempotency import idempotent
-from memory.services.memories import MemoryDraft, derived_from_check, memory_create
-from memory.tools.common import Closed, key_workspace
+from memory.services.memories import MAX_DERIVED, MemoryDraft, derived_from_check, memory_create
+from memory.tools.common import ID_MAX, LABEL_MAX, WORKSPACE_MAX, Closed, key_workspace, stated
 
 API_VERSION = "1.0"
 MAX_CONTENT = 100_000
@@ -19,34 +21,68 @@ CONTENT_EMPTY = "content must not be empty"
 EMPTY_WORKSPACE_OR_SCOPE = "workspace and scope must not be empty"
 BAD_CONFIDENCE = "confidence must be between 0 and 1"
 HASH_WITHOUT_ID = "source_id is required when source_hash is provided"
+# Provenance labels (the table keeps 1000 characters of each; Memory Guard's redaction markers can widen
+# a text it scrubs). A hash, with its algorithm prefix, and a revision are far shorter than a path.
+MAX_SOURCE_ID = 500
+MAX_SOURCE_HASH = 200
+MAX_SOURCE_REVISION = 200
+MAX_FACT_KEY = 300  # the table keeps 500
+MAX_REASON = 500  # as the console's forget form
+# "source_id is required when source_hash is provided", in the published schema (an if/then: the
+# Anthropic API refuses oneOf, anyOf and allOf at the top level of a tool's input_schema).
+HASH_NEEDS_SOURCE_ID: dict[str, Any] = {
+    "if": {"required": ["source_hash"], "properties": {"source_hash": {"type": "string", "minLength": 1}}},
+    "then": {"required": ["source_id"], "properties": {"source_id": {"type": "string", "minLength": 1}}},
+}
 
 
 class RememberIn(Closed):
-    content: str = Field(description="Text of the record. Not empty, at most 100,000 characters.")
-    workspace: str = Field(
+    # The seed's own texts refuse an empty or over-long content, an empty workspace or scope, a confidence
+    # outside 0-1 and more than 50 derived_from ids (remember-tool, Errors): the schema states those
+    # bounds (``stated``) and the handler keeps refusing with the seed's texts and statuses.
+    model_config = ConfigDict(json_schema_extra=HASH_NEEDS_SOURCE_ID)
+
+    content: Annotated[str, stated(minLength=1, maxLength=MAX_CONTENT)] = Field(
+        description="Text of the record. Not empty, at most 100,000 characters."
+    )
+    workspace: Annotated[str, stated(minLength=1)] = Field(
         default="default",
+        max_length=WORKSPACE_MAX,
         description="Workspace. If it does not exist yet, it is created in the key's project. "
         "A folder-bound key writes only to its own workspace.",
     )
-    scope: str = Field(
+    scope: Annotated[str, stated(minLength=1)] = Field(
         default="shared",
+        max_length=LABEL_MAX,
         description="Label of the record, e.g. shared or private. Search can filter on it. It does not restrict access.",
     )
-    source: str = Field(default="owner", description="Who saves the record (e.g. owner, agent).")
-    source_id: str | None = Field(default=None, description="Source label: a document, a file, a session.")
+    source: str = Field(
+        default="owner", max_length=LABEL_MAX, description="Who saves the record (e.g. owner, agent)."
+    )
+    source_id: str | None = Field(
+        default=None, max_length=MAX_SOURCE_ID, description="Source label: a document, a file, a session."
+    )
     source_hash: str | None = Field(
         default=None,
+        max_length=MAX_SOURCE_HASH,
         description="Hash of the source's content; later used to detect staleness. Requires source_id.",
     )
     source_revision: str | None = Field(
-        default=None, description="Version of the source (a tag, a revision number)."
+        default=None,
+        max_length=MAX_SOURCE_REVISION,
+        description="Version of the source (a tag, a revision number).",
     )
     fact_key: str | None = Field(
         default=None,
+        max_length=MAX_FACT_KEY,
         description="Topic key. Records with the same key and different content get status conflict.",
     )
-    confidence: float = Field(default=0.5, description="Confidence from 0.0 to 1.0.")
-    derived_from: list[str] | None = Field(
+    confidence: Annotated[float, stated(minimum=0, maximum=1)] = Field(
+        default=0.5, strict=True, description="Confidence from 0.0 to 1.0."
+    )
+    derived_from: (
+        Annotated[list[Annotated[str, stated(maxLength=ID_MAX)]], stated(maxItems=MAX_DERIVED)] | None
+    ) = Field(
         default=None,
         description="IDs of records that this record summarises. Up to 50 IDs, only existing records that you can access.",
     )
@@ -87,7 +123,7 @@ def remember(call: ToolCall, args: RememberIn) -> RememberOut:
     workspace = key_workspace(call, explicit)
 
     def produce() -> RememberOut:
-        derived = derived_from_check(member=call.member, ids=args.derived_from or [])
+        derived = derived_from_check(member=call.member, key=call.access_key, ids=args.derived_from or [])
         memory = memory_create(
             draft=MemoryDraft(
                 project=call.project,
@@ -132,8 +168,14 @@ def remember(call: ToolCall, args: RememberIn) -> RememberOut:
 
 
 class ForgetIn(Closed):
-    id: str = Field(description="ID of the record to forget, as remember or search returned it.")
-    reason: str | None = Field(default=None, description="Why it is forgotten; kept in the audit trail.")
+    id: str = Field(
+        max_length=ID_MAX, description="ID of the record to forget, as remember or search returned it."
+    )
+    reason: str | None = Field(
+        default=None,
+        max_length=MAX_REASON,
+        description="Why it is forgotten; kept in the audit trail. Up to 500 characters.",
+    )
 
 
 class ForgetOut(Closed):
@@ -150,10 +192,12 @@ NOT_FOUND = "memory not found"
 
 def forget(call: ToolCall, args: ForgetIn) -> ForgetOut:
     # Forgotten records stay reachable here, so a repeat answers the same.
-    memory = memory_get_visible(member=call.member, memory_id=args.id, include_forgotten=True)
+    memory = memory_get_visible(
+        member=call.member, key=call.access_key, memory_id=args.id, include_forgotten=True
+    )
     if memory is None:
         raise NotFound(NOT_FOUND, code="not_found")
-    derived = memory_forget(memory=memory, member=call.member, reason=args.reason or "")
+    derived = memory_forget(memory=memory, member=call.member, key=call.access_key, reason=args.reason or "")
     assert memory.forgotten_at is not None
     return ForgetOut(
         id=str(memory.pk),

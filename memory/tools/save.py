@@ -5,25 +5,39 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 
 from django.db.models import F, Q, Value
 from django.db.models.functions import Length
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
-from accounts.errors import Conflict, Forbidden, PayloadTooLarge, Unprocessable
+from accounts.errors import Conflict, PayloadTooLarge, Unprocessable
+from accounts.inputs import json_argument_load
 from accounts.selectors.projects import project_active_target
 from accounts.services.workspaces import workspace_get_or_create
 from memory.models import Entity, Tag
 from memory.registry import ToolCall, ToolSpec, registry
 from memory.selectors.visibility import memory_get_visible
-from memory.services.forgetting import member_may_write_project
 from memory.services.idempotency import idempotent
 from memory.services.memories import MemoryDraft, fold, memory_create
-from memory.tools.common import Closed
+from memory.tools.common import (
+    ID_MAX,
+    ITEMS_MAX,
+    NAME_MAX,
+    TAG_MAX,
+    TAGS_MAX,
+    TYPE_MAX,
+    Closed,
+    stated,
+)
 
 MAX_SUMMARY = 500
 MAX_CONTENT = 50_000
+# payload as a JSON string: room for the largest bundle (content, summary, 100 entities, 50 tags) with
+# every character \u-escaped. Over HTTP the 2 MiB body limit binds first.
+MAX_PAYLOAD_TEXT = 1_000_000
+MAX_TIMESTAMP = 64
+MAX_SOURCE_ADDRESS = 2_000  # a URL, a path, a message id
 MAX_TAG = 64
 TRUNCATION_MARKERS = re.compile(
     r"(\[\s*(?:\.\.\.|…)?\s*(?:output |content |text |message |response )?truncated[^\]\n]{0,60}\]"
@@ -43,61 +57,109 @@ _DATE = re.compile(
 
 
 class EntityIn(Closed):
-    name: str = Field(description="One canonical spelling of the entity; records connect on shared names.")
-    type: str = Field(default="unknown", description="Its kind: person, team, system, document, place, ...")
+    name: str = Field(
+        max_length=NAME_MAX,
+        description="One canonical spelling of the entity; records connect on shared names. Up to 200 characters.",
+    )
+    type: str = Field(
+        default="unknown",
+        max_length=TYPE_MAX,
+        description="Its kind: person, team, system, document, place, ... Up to 100 characters.",
+    )
 
 
 class SourceIn(Closed):
-    provider: str = Field(description="Where the content came from (a system or service name).")
-    address: str = Field(description="Its address there: a URL, a path, a message id.")
-    version: str | None = Field(default=None, description="The version of it that was read, when known.")
+    provider: str = Field(
+        max_length=NAME_MAX, description="Where the content came from (a system or service name)."
+    )
+    address: str = Field(
+        max_length=MAX_SOURCE_ADDRESS, description="Its address there: a URL, a path, a message id."
+    )
+    version: str | None = Field(
+        default=None, max_length=NAME_MAX, description="The version of it that was read, when known."
+    )
+
+
+# The handler refuses an empty or over-long summary or content with its own texts (summary_too_long 422,
+# content_too_long 413): the schema states those bounds, the handler enforces them.
+Summary = Annotated[str, stated(minLength=1, maxLength=MAX_SUMMARY)]
+Content = Annotated[str, stated(minLength=1, maxLength=MAX_CONTENT)]
+TagPath = Annotated[str, Field(max_length=TAG_MAX)]
+TAGS_NOTE = f"At most {TAGS_MAX} tags, each up to {TAG_MAX} characters; tags longer than 64 characters are soft-rejected."
 
 
 class PayloadIn(Closed):
-    summary: str | None = Field(default=None, description="As the summary argument.")
-    entities: list[EntityIn] | None = Field(default=None, description="As the entities argument.")
-    content: str | None = Field(default=None, description="As the content argument.")
-    tags: list[str] | None = Field(default=None, description="As the tags argument.")
+    summary: Summary | None = Field(default=None, description="As the summary argument.")
+    entities: list[EntityIn] | None = Field(
+        default=None, max_length=ITEMS_MAX, description="As the entities argument."
+    )
+    content: Content | None = Field(default=None, description="As the content argument.")
+    tags: list[TagPath] | None = Field(default=None, max_length=TAGS_MAX, description="As the tags argument.")
+
+
+# "summary, entities and content are required unless payload is given", in the published schema. Not
+# a top-level anyOf: the Anthropic API refuses a tool whose input_schema has oneOf, anyOf or allOf at its
+# top level, so it is if/else.
+REQUIRED_UNLESS_PAYLOAD: dict[str, Any] = {
+    "if": {"required": ["payload"], "properties": {"payload": {"type": ["object", "string"]}}},
+    "else": {
+        "required": ["summary", "entities", "content"],
+        "properties": {
+            "summary": {"type": "string"},
+            "entities": {"type": "array"},
+            "content": {"type": "string"},
+        },
+    },
+}
 
 
 class SaveMemoryIn(Closed):
-    payload: PayloadIn | str | None = Field(
+    model_config = ConfigDict(json_schema_extra=REQUIRED_UNLESS_PAYLOAD)
+
+    payload: PayloadIn | Annotated[str, Field(max_length=MAX_PAYLOAD_TEXT)] | None = Field(
         default=None,
         description="Alternative call form bundling {summary, entities, content, tags} into this one argument, as a "
         "JSON object or a JSON string. The other arguments are ignored when it is given.",
     )
-    summary: str | None = Field(
+    summary: Summary | None = Field(
         default=None,
         description="The retrieval surface, required unless payload, up to 500 characters. Searches rank against "
         "this rather than the content: keep exact identifiers verbatim and name the acting party in the first sentence.",
     )
     entities: list[EntityIn] | None = Field(
         default=None,
-        description="NER results [{name, type}, ...], required unless payload. One canonical spelling per entity.",
+        max_length=ITEMS_MAX,
+        description="NER results [{name, type}, ...], required unless payload, at most 100. One canonical spelling "
+        "per entity.",
     )
-    tags: list[str] | None = Field(
+    tags: list[TagPath] | None = Field(
         default=None,
+        max_length=TAGS_MAX,
         description="Short slash-paths. Reuse the closest paths from a prior response's suggested_tags or tag_tree. "
-        "Ids, hashes and dates are soft-rejected.",
+        "Ids, hashes and dates are soft-rejected. " + TAGS_NOTE,
     )
-    content: str | None = Field(
+    content: Content | None = Field(
         default=None,
         description="The original text, required unless payload, up to 50000 characters. Longer text is split across "
         "calls, each passing the previous event_id as prev_event_id, with its own summary.",
     )
     prev_event_id: str | None = Field(
-        default=None, description="The prior call's event_id when this save continues it."
+        default=None, max_length=ID_MAX, description="The prior call's event_id when this save continues it."
     )
     allow_truncation_marker: bool = Field(
         default=False,
+        strict=True,
         description="Content carrying a truncation marker left by upstream tooling is refused with "
         "truncation_marker_detected. Set true when the marker is part of what is being recorded.",
     )
     assert_project: str | None = Field(
         default=None,
+        max_length=NAME_MAX,
         description="The server refuses the save if the resolved target differs from this project name. It blocks, never redirects.",
     )
-    timestamp: str | None = Field(default=None, description="ISO 8601; defaults to the current time.")
+    timestamp: str | None = Field(
+        default=None, max_length=MAX_TIMESTAMP, description="ISO 8601; defaults to the current time."
+    )
     source: SourceIn | None = Field(
         default=None,
         description="Upstream origin {provider, address, version?} when the content came from outside this conversation.",
@@ -217,7 +279,7 @@ def _unbundle(args: SaveMemoryIn) -> tuple[str | None, list[EntityIn] | None, st
     payload = args.payload
     if isinstance(payload, str):
         try:
-            payload = PayloadIn.model_validate(json.loads(payload))
+            payload = PayloadIn.model_validate(json_argument_load(payload, where="payload"))
         except (json.JSONDecodeError, ValueError) as exc:
             raise Unprocessable(
                 "payload must be a JSON object with summary, entities, content and tags",
@@ -262,16 +324,12 @@ def save_memory(call: ToolCall, args: SaveMemoryIn) -> SaveMemoryOut:
             "(the save is refused, never redirected)",
             code="assert_project_mismatch",
         )
-    if not member_may_write_project(call.member, project.pk):
-        raise Forbidden(
-            f"this membership may not save to project '{project.slug}'", code="project_write_denied"
-        )
     folder_bound = key.workspace is not None and key.project_id == project.pk
     workspace = key.workspace if folder_bound else workspace_get_or_create(project=project, name="default")
     assert workspace is not None
     prev = None
     if args.prev_event_id:
-        prev = memory_get_visible(member=call.member, memory_id=args.prev_event_id)
+        prev = memory_get_visible(member=call.member, key=call.access_key, memory_id=args.prev_event_id)
         if prev is None:
             raise Unprocessable(
                 "prev_event_id does not name an event you can read", code="prev_event_unknown"

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from django.db import connection
 from pydantic import Field
 
 from memory.registry import ToolCall, ToolSpec, registry
 from memory.selectors.search import scope_for_key
-from memory.selectors.sql import AGENT_SCHEMA, AGENT_VIEWS, ALLOWED_FUNCTIONS, sql_run
-from memory.tools.common import Closed
+from memory.selectors.sql import (
+    AGENT_SCHEMA,
+    AGENT_VIEWS,
+    ALLOWED_FUNCTIONS,
+    MAX_ROWS_CAP,
+    MAX_TIMEOUT_MS,
+    sql_run,
+)
+from memory.tools.common import Clamped, Closed, stated
 
 COLUMN_MEANINGS = {
     "id": "Identifier.",
@@ -54,16 +61,24 @@ COLUMN_MEANINGS = {
 }
 
 
+# A statement an agent writes by hand; far longer is a generated or pasted blob, not a question.
+MAX_SQL = 20_000
+
+
 class SqlIn(Closed):
-    sql: str = Field(
-        description="A SELECT or WITH statement over the agent views (describe_memory_schema lists them)."
+    sql: Annotated[str, stated(minLength=1)] = Field(
+        max_length=MAX_SQL,
+        description="A SELECT or WITH statement over the agent views (describe_memory_schema lists them), up to "
+        "20000 characters.",
     )
-    max_rows: int = Field(
+    max_rows: Annotated[int, Clamped(1, MAX_ROWS_CAP)] = Field(
         default=10000,
-        description="Automatic LIMIT cap, preserved when the query sets a lower one. Default 10000.",
+        description="Automatic LIMIT cap, preserved when the query sets a lower one. Default 10000; 1-10000, clamped.",
     )
-    timeout_ms: int = Field(
-        default=5000, description="Postgres statement timeout in milliseconds. Default 5000."
+    timeout_ms: Annotated[int, Clamped(1, MAX_TIMEOUT_MS)] = Field(
+        default=5000,
+        description="Postgres statement timeout in milliseconds. Default 5000, which is also the most a query may "
+        "run: 1-5000, clamped.",
     )
 
 
@@ -119,7 +134,7 @@ RULES = [
     "agent_views_only: only the agent views (and your own WITH names); no other schema, no functions in FROM.",
     "allowed_functions: only the listed functions.",
     "no_catalogs: no casts to reg* or oid types.",
-    "timeout: statement_timeout = timeout_ms (at most 60000).",
+    "timeout: statement_timeout = timeout_ms (at most 5000).",
     "max_rows: LIMIT max_rows (at most 10000) applied by wrapping the query.",
 ]
 

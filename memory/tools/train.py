@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
-from accounts.errors import LimitExceeded, NotFound, Unprocessable
+from accounts import access
+from accounts.errors import Forbidden, LimitExceeded, NotFound, Unprocessable
 from accounts.services.workspaces import workspace_get_or_create
 from memory.models import Layer, LinkKind, Memory, MemoryLink, Status, Task, TaskVersion
 from memory.registry import ToolCall, ToolSpec, registry
 from memory.selectors.visibility import memory_get_visible
 from memory.services.idempotency import idempotent
 from memory.services.memories import MemoryDraft, memory_create
-from memory.tools.common import Closed
+from memory.tools.common import ID_MAX, Closed, stated
 
 TRAIN_LAYERS = ("task", "member", "role", "team", "enterprise")
 RESERVED_PREFIXES = ("team:", "gate:")
@@ -32,19 +33,44 @@ NO_TASK = (
 NEAR_DUPLICATE = 0.6
 
 
+KINDS = ("fact", "inference", "preference", "correction")
+# A note is one finding: three times what a run's ask result holds (6,000 characters). A document
+# belongs in remember or save_memory.
+MAX_BODY = 20_000
+# As the memory table keeps them (source_event_id, source_event_revision).
+MAX_EVENT_ID = 500
+MAX_REVISION = 200
+# "supersedes needs kind correction", in the published schema (an if/then: the Anthropic API refuses
+# oneOf, anyOf and allOf at the top level of a tool's input_schema).
+SUPERSEDES_NEEDS_CORRECTION: dict[str, Any] = {
+    "if": {"required": ["supersedes"], "properties": {"supersedes": {"type": "object"}}},
+    "then": {"required": ["kind"], "properties": {"kind": {"const": "correction"}}},
+}
+
+
 class SourceRef(Closed):
-    eventId: str = Field(description="The event this was learned from.")
-    revision: str = Field(default="1", description="The event's revision; a new revision is a new source.")
+    eventId: str = Field(max_length=MAX_EVENT_ID, description="The event this was learned from.")
+    revision: str = Field(
+        default="1",
+        max_length=MAX_REVISION,
+        description="The event's revision; a new revision is a new source.",
+    )
 
 
 class SupersedesRef(Closed):
-    entryId: str = Field(description="The entry this correction replaces.")
+    entryId: str = Field(max_length=ID_MAX, description="The entry this correction replaces.")
 
 
 class TrainIn(Closed):
-    body: str = Field(description="The note: one thing the run established.")
-    layer: str = Field(
+    # The handler refuses an empty body, an unknown layer or kind with its own texts: the schema states them.
+    model_config = ConfigDict(json_schema_extra=SUPERSEDES_NEEDS_CORRECTION)
+
+    body: Annotated[str, stated(minLength=1)] = Field(
+        max_length=MAX_BODY, description="The note: one thing the run established (up to 20000 characters)."
+    )
+    layer: Annotated[str, stated(enum=list(TRAIN_LAYERS))] = Field(
         default="task",
+        max_length=20,
         description="task (default); member and role on an original task; team and enterprise only when this task "
         "version grants that layer and source.eventId starts with the granted prefix.",
     )
@@ -52,7 +78,9 @@ class TrainIn(Closed):
         default=None,
         description="{eventId, revision} naming the event learned from, so a retry is not stored twice.",
     )
-    kind: str = Field(default="fact", description="fact (default), inference, preference or correction.")
+    kind: Annotated[str, stated(enum=list(KINDS))] = Field(
+        default="fact", max_length=20, description="fact (default), inference, preference or correction."
+    )
     supersedes: SupersedesRef | None = Field(
         default=None, description="{entryId} of the note a correction replaces (kind correction)."
     )
@@ -109,8 +137,10 @@ def _task(call: ToolCall) -> Task:
     if not call.task_id:
         raise Unprocessable(NO_TASK, code="no_task")
     task = Task.objects.select_related("project", "team").filter(pk=call.task_id).first()
-    if task is None:
+    if task is None or not access.task_may_read(member=call.member, key=call.access_key, task=task):
         raise NotFound("task not found", code="not_found")
+    if not access.task_may_run(member=call.member, key=call.access_key, task=task):
+        raise Forbidden(access.TASK_RUN_DENIED, code="task_write_denied")
     return task
 
 
@@ -161,7 +191,7 @@ def train(call: ToolCall, args: TrainIn) -> TrainOut:
     if args.supersedes is not None:
         if args.kind != "correction":
             raise Unprocessable("supersedes needs kind correction", code="supersedes_needs_correction")
-        old = memory_get_visible(member=call.member, memory_id=args.supersedes.entryId)
+        old = memory_get_visible(member=call.member, key=call.access_key, memory_id=args.supersedes.entryId)
         if old is None:
             raise NotFound("supersedes names an entry that does not exist", code="not_found")
         if not _may_retire(task, old, args.layer):

@@ -6,78 +6,107 @@ cannot be done comes back in the matching ``rejected_*`` list with a reason.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from django.utils import timezone
 from pydantic import Field
 
-from accounts.errors import Forbidden, NotFound
+from accounts import access
+from accounts.errors import NotFound
 from accounts.services.audit import audit_record
 from accounts.tasks import enqueue
 from memory.models import Entity, EntityRename, LinkKind, Memory, MemoryEntity, MemoryLink, MemoryTag, Tag
 from memory.registry import ToolCall, ToolSpec, registry
 from memory.selectors.visibility import memory_get_visible
-from memory.services.forgetting import member_may_write_project
 from memory.services.guarding import guard_fields
 from memory.services.memories import entity_get_or_create, fold, link_tags
-from memory.tools.common import Closed
-from memory.tools.save import EntityIn, normal_tag, tag_rejection
+from memory.tools.common import ID_MAX, ITEMS_MAX, NAME_LOOKUP_MAX, TAG_MAX, TAGS_MAX, Closed, RowId
+from memory.tools.save import EntityIn, TagPath, normal_tag, tag_rejection
 
 REGISTERED_APPS = ("plan", "novel", "expectation", "intent")
 CONFLICTING = "conflicting_request"
 NOT_FOUND = "memory not found"
 
 
+EventId = Annotated[str, Field(max_length=ID_MAX)]
+# An entity by name or id (a lookup: any stored spelling).
+EntityRef = Annotated[str, Field(max_length=NAME_LOOKUP_MAX)]
+# Each list takes at most ITEMS_MAX items (tags: TAGS_MAX) per call; a longer correction is split across calls.
+MAX_RELATION = 50  # the link table's relation column
+
+
 class ResolvedByItem(Closed):
-    event_id: str = Field(description="The evidence event.")
+    event_id: EventId = Field(description="The evidence event.")
     relation: str = Field(
-        default="realization", description="How it resolves this event; defaults to realization."
+        default="realization",
+        max_length=MAX_RELATION,
+        description="How it resolves this event; defaults to realization. Up to 50 characters.",
     )
 
 
 class RenameItem(Closed):
-    old: str = Field(description="The entity's former name, or its id.")
-    new: str = Field(description="The entity's current name, or its id.")
+    old: EntityRef = Field(description="The entity's former name, or its id.")
+    new: EntityRef = Field(description="The entity's current name, or its id.")
 
 
 class UpdateMemoryIn(Closed):
-    event_id: str = Field(description="The event to correct.")
-    remove_entities: list[str] | None = Field(
-        default=None, description="Entity names or ids to unlink; orphans are deprecated."
+    event_id: EventId = Field(description="The event to correct.")
+    remove_entities: list[EntityRef] | None = Field(
+        default=None,
+        max_length=ITEMS_MAX,
+        description="Entity names or ids to unlink (at most 100); orphans are deprecated.",
     )
     add_entities: list[EntityIn] | None = Field(
         default=None,
-        description="New entities [{name, type}, ...]; creates one when the exact spelling does not exist.",
+        max_length=ITEMS_MAX,
+        description="New entities [{name, type}, ...] (at most 100); creates one when the exact spelling does not "
+        "exist.",
     )
-    add_entity_ids: list[int] | None = Field(
+    add_entity_ids: list[RowId] | None = Field(
         default=None,
-        description="Existing entity ids to link, never creating; failures come back in rejected_entity_ids.",
+        max_length=ITEMS_MAX,
+        description="Existing entity ids to link (at most 100), never creating; failures come back in "
+        "rejected_entity_ids.",
     )
-    add_tags: list[str] | None = Field(
-        default=None, description="Tags to attach, existing or new (same name rules as save_memory)."
-    )
-    remove_tags: list[str] | None = Field(
-        default=None, description="Tag leaf names, paths or group ids to detach."
-    )
-    add_prev_events: list[str] | None = Field(
-        default=None, description="Event ids that come before this one, linking other -> event_id."
-    )
-    remove_prev_events: list[str] | None = Field(
+    add_tags: list[TagPath] | None = Field(
         default=None,
-        description="Event ids to unlink from the front of this event; ingestion links are protected_source.",
+        max_length=TAGS_MAX,
+        description="Tags to attach, existing or new (same name rules as save_memory; at most 50 per call, each up "
+        f"to {TAG_MAX} characters, no separate limit on new tags).",
+    )
+    remove_tags: list[TagPath] | None = Field(
+        default=None,
+        max_length=TAGS_MAX,
+        description="Tag leaf names, paths or group ids to detach (at most 50).",
+    )
+    add_prev_events: list[EventId] | None = Field(
+        default=None,
+        max_length=ITEMS_MAX,
+        description="Event ids that come before this one, linking other -> event_id (at most 100).",
+    )
+    remove_prev_events: list[EventId] | None = Field(
+        default=None,
+        max_length=ITEMS_MAX,
+        description="Event ids to unlink from the front of this event (at most 100); ingestion links are "
+        "protected_source.",
     )
     add_resolved_by: list[ResolvedByItem] | None = Field(
-        default=None, description="Evidence events that resolved this one (this event is the plan or intent)."
+        default=None,
+        max_length=ITEMS_MAX,
+        description="Evidence events that resolved this one (this event is the plan or intent; at most 100).",
     )
     revoke_resolved_by: list[ResolvedByItem] | None = Field(
-        default=None, description="Same item shape, taking the edge down (soft: re-adding revives it)."
+        default=None,
+        max_length=ITEMS_MAX,
+        description="Same item shape, taking the edge down (soft: re-adding revives it; at most 100).",
     )
     add_entity_renames: list[RenameItem] | None = Field(
         default=None,
-        description="Pairs {old, new} recording that an entity was renamed; both must already exist.",
+        max_length=ITEMS_MAX,
+        description="Pairs {old, new} recording that an entity was renamed; both must already exist (at most 100).",
     )
     remove_entity_renames: list[RenameItem] | None = Field(
-        default=None, description="Same shape, removing such a pair."
+        default=None, max_length=ITEMS_MAX, description="Same shape, removing such a pair (at most 100)."
     )
 
 
@@ -247,7 +276,7 @@ class _Update:
         for event_id in sorted(both):
             self.push("rejected_prev_events", Rejected(item=event_id, reason=CONFLICTING))
         for event_id in [e for e in add if e not in both]:
-            other = memory_get_visible(member=self.call.member, memory_id=event_id)
+            other = memory_get_visible(member=self.call.member, key=self.call.access_key, memory_id=event_id)
             if other is None or other.pk == self.memory.pk:
                 self.push("rejected_prev_events", Rejected(item=event_id, reason="unknown event"))
                 continue
@@ -274,7 +303,9 @@ class _Update:
             if (item.event_id, item.relation) in pairs:
                 self.push("rejected_resolved_by", Rejected(item=item.model_dump(), reason=CONFLICTING))
         for item in [i for i in add if (i.event_id, i.relation) not in pairs]:
-            evidence = memory_get_visible(member=self.call.member, memory_id=item.event_id)
+            evidence = memory_get_visible(
+                member=self.call.member, key=self.call.access_key, memory_id=item.event_id
+            )
             reason = self._resolved_by_refusal(item, evidence)
             if reason:
                 self.push("rejected_resolved_by", Rejected(item=item.model_dump(), reason=reason))
@@ -369,11 +400,12 @@ def _uuid_or_none(value: str) -> str | None:
 
 
 def update_memory(call: ToolCall, args: UpdateMemoryIn) -> UpdateMemoryOut:
-    memory = memory_get_visible(member=call.member, memory_id=args.event_id)
+    memory = memory_get_visible(member=call.member, key=call.access_key, memory_id=args.event_id)
     if memory is None:
         raise NotFound(NOT_FOUND, code="not_found")
-    if memory.author_id != call.member.pk and not member_may_write_project(call.member, memory.project_id):
-        raise Forbidden("this membership may not correct memories in this project", code="may_not_update")
+    access.place_write_check(
+        member=call.member, key=call.access_key, project=memory.project, workspace_id=memory.workspace_id
+    )
     update = _Update(call, memory)
     update.remove_entities(args.remove_entities or [])
     update.add_entities(args.add_entities or [])

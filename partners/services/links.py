@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from accounts import access
 from accounts.errors import Forbidden, InvalidInput, NotFound
 from accounts.models import Enterprise, Member, Project
 from accounts.services.audit import audit_record
@@ -52,7 +53,7 @@ class LinkPair:
 
 def _acting_enterprise(actor: Member | None, enterprise_id: uuid.UUID | str | None) -> uuid.UUID:
     if actor is not None:
-        if not actor.is_admin:
+        if not access.member_may_manage(actor):
             raise Forbidden(ADMIN_ONLY, code="partner_admin_only")
         return uuid.UUID(str(actor.enterprise_id))
     if enterprise_id is None:

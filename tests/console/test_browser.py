@@ -14,12 +14,12 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, ViewportSize, expect, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, ViewportSize, expect, sync_playwright
 
 from accounts.models import Member
 from accounts.tenancy import tenant_context
@@ -39,6 +39,12 @@ class UI:
     world: World
     base: str
     browser: Browser
+    # What Chromium refused under the Content-Security-Policy, on any page (it says so on the console).
+    csp_violations: list[str] = field(default_factory=list)
+
+    def note_console(self, message: ConsoleMessage) -> None:
+        if "Content Security Policy" in message.text:
+            self.csp_violations.append(f"{message.location.get('url', '?')}: {message.text}")
 
     def secret(self, person: Person) -> str:
         return person.keys[self.world.a.enterprise.slug][1]
@@ -58,6 +64,7 @@ class UI:
     def page(self, person: Person | None = None) -> Page:
         page = self.browser.new_context(viewport=VIEWPORT).new_page()
         page.set_default_timeout(30_000)
+        page.on("console", self.note_console)
         if person is not None:
             page.goto(f"{self.base}/console/login/")
             page.fill("#id_username", person.user.username)
@@ -87,6 +94,16 @@ def ui(django_db_setup: Any, django_db_blocker: Any) -> Iterator[UI]:
                     browser.close()
             finally:
                 os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+@pytest.fixture(autouse=True)
+def no_csp_violation(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every flow runs under the Content-Security-Policy and breaks none of it."""
+    yield
+    if "ui" in request.fixturenames:
+        ui: UI = request.getfixturevalue("ui")
+        violations, ui.csp_violations[:] = list(ui.csp_violations), []
+        assert not violations, violations
 
 
 def _seed_memories(ui: UI) -> list[str]:
@@ -299,6 +316,19 @@ def test_request_and_consent_a_partner_link_from_both_sides(ui: UI) -> None:
     shoot(alice, "partners")
     alice.context.close()
     bob.context.close()
+
+
+def test_the_console_and_the_api_docs_run_under_the_policy(ui: UI) -> None:
+    page = ui.page()
+    response = page.goto(f"{ui.base}/console/login/")
+    assert response is not None
+    policy = response.headers["content-security-policy"]
+    assert "script-src 'self'" in policy and "style-src 'self'" in policy and "nonce" not in policy
+    # Swagger UI's inline bootstrap runs by its nonce and renders the schema's operations.
+    page.goto(f"{ui.base}/v1/docs/")
+    expect(page.locator(".swagger-ui .info .title")).to_contain_text("Mnemos API")
+    expect(page.locator(".opblock").first).to_be_visible()
+    page.context.close()
 
 
 def test_screenshots_exist() -> None:

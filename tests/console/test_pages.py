@@ -27,7 +27,7 @@ PAGES: dict[str, tuple[str, dict[str, tuple[int, int]]]] = {
     "home": _page("/console/", 0, 0, 0),
     "enterprises": _page("/console/enterprises/", 6, 6, 6),
     "projects": _page("/console/projects/", 11, 13, 11),
-    "project": _page("/console/projects/{project}/", 8, 13, 8),
+    "project": _page("/console/projects/{project}/", 8, 12, 8),
     "keys": _page("/console/keys/", 2, 4, 1),
     "memories": _page("/console/memories/", 4, 6, 4),
     "search": _page("/console/memories/?q=deploy+pipeline&tag=ops", 4, 6, 4),  # plus the ranking's own

@@ -1,7 +1,7 @@
 """query_memory_graph: the seed's Cypher subset over REST, on the real database.
 
 The corpus is saved through save_memory and embedded in-process by the archivist. Visibility is
-checked with an author-only memory of bob's and another tenant's memory wired into every relation.
+checked with an author-only memory of dana's (a plain member) and another tenant's memory wired into every relation.
 """
 
 from __future__ import annotations
@@ -34,17 +34,39 @@ def bob_b(world):
     return world.bob.keys[world.b.enterprise.slug][1]
 
 
+def _dana(world, tenant):
+    """A plain member of the tenant's team (who may write its project), made on first use."""
+    from django.contrib.auth.models import User
+
+    from accounts.models import Member
+    from accounts.services.enterprises import member_add
+
+    found = Member.objects.filter(user__username=f"dana-{tenant.enterprise.slug}").first()
+    if found is None:
+        user = User.objects.create_user(username=f"dana-{tenant.enterprise.slug}", password="x")
+        found = member_add(
+            enterprise=tenant.enterprise, user=user, teams=[tenant.team], main_project=tenant.project
+        )
+    key = found.access_keys.first() or access_key_create(member=found, project=tenant.project)[0]
+    return found, key
+
+
 def _note(world, text, *, member, entities=(), tags=(), visibility="project", layer="project", slug="a"):
-    """A memory written by ``member`` directly through the service (bob may not write as an auditor)."""
+    """A memory written by ``member`` (alice, or dana: a plain member) directly through the service."""
     tenant = getattr(world, slug)
-    person = world.alice if member == "alice" else world.bob
     with ctx(world, slug):
-        key, _ = person.keys[tenant.enterprise.slug]
+        if member == "alice":
+            author, (key, _) = (
+                world.alice.members[tenant.enterprise.slug],
+                world.alice.keys[tenant.enterprise.slug],
+            )
+        else:
+            author, key = _dana(world, tenant)
         memory = memory_create(
             draft=MemoryDraft(
                 project=tenant.project,
                 workspace=workspace_get_or_create(project=tenant.project, name="default"),
-                author=person.members[tenant.enterprise.slug],
+                author=author,
                 access_key=key,
                 content=text,
                 summary=text[:500],
@@ -145,11 +167,11 @@ def corpus(client, world, alice):
 
 @pytest.fixture
 def hidden(client, world, corpus, bob_b):
-    """bob's author-only memory in A and a memory of tenant B, wired into every relation of alice's graph."""
+    """dana's author-only memory in A and a memory of tenant B, wired into every relation of alice's graph."""
     secret = _note(
         world,
         "Dana moved the staging deploy to the app-staging systemd unit.",
-        member="bob",
+        member="dana",
         visibility="author",
         layer="member",
         entities=["Dana", "app-staging", "Secret Project"],
@@ -818,8 +840,10 @@ def test_invisible_memories_never_appear(client, world, alice, corpus, hidden, q
 
 
 def test_the_author_reaches_the_memory_alice_cannot(client, world, corpus, hidden):
-    """The control: bob may read his own author-only memory, and the same relations reach it."""
-    bob_a = world.bob.keys[world.a.enterprise.slug][1]
+    """The control: dana may read her own author-only memory, and the same relations reach it."""
+    with ctx(world):
+        dana, _ = _dana(world, world.a)
+        bob_a = access_key_create(member=dana, project=world.a.project)[1]
     shares = graph(client, bob_a, THROUGH_EVERY_RELATION[1])
     assert hidden["secret"] in ids_in(shares) and hidden["foreign"] not in json.dumps(shares)
     after = graph(client, bob_a, THROUGH_EVERY_RELATION[3])

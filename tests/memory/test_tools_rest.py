@@ -57,15 +57,25 @@ def test_lists_the_projects_with_the_seed_fields(client, world):
 
 
 def test_a_member_sees_only_projects_they_may_view(client, world):
-    # bob is an auditor in A (member of A's Platform team): alpha through the team, not beta.
-    _, secret = key_of(world, "bob", world.a.enterprise.slug)
+    # dana is a plain member of A's Platform team: alpha through the team, not beta.
+    from django.contrib.auth.models import User
+
+    from accounts.services.enterprises import member_add
+    from accounts.services.keys import access_key_create
+
+    with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
+        user = User.objects.create_user(username="dana", password="x")
+        dana = member_add(enterprise=world.a.enterprise, user=user, teams=[world.a.team])
+        _, secret = access_key_create(member=dana, project=world.a.project)
     assert [p["project"] for p in call(client, secret).json()["projects"]] == ["alpha"]
     with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
-        project_grant(
-            project=world.a.other_project,
-            member=world.bob.members[world.a.enterprise.slug],
-            permissions=["view"],
-        )
+        project_grant(project=world.a.other_project, member=dana, permissions=["view"])
+    assert [p["project"] for p in call(client, secret).json()["projects"]] == ["alpha", "beta"]
+
+
+def test_an_auditor_sees_every_project_as_every_read_does(client, world):
+    # The auditor rule is the same on every surface (accounts/access.py): every project, no grant needed.
+    _, secret = key_of(world, "bob", world.a.enterprise.slug)
     assert [p["project"] for p in call(client, secret).json()["projects"]] == ["alpha", "beta"]
 
 

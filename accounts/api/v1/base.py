@@ -8,22 +8,42 @@ handler inside the key's tenant context (one transaction). Errors leave as
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any, ClassVar
 
+from django.core.exceptions import RequestDataTooBig
 from django.db import transaction
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.response import HttpResponseBase
+from django.views import defaults
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.errors import Forbidden, MnemosError
+from accounts.errors import Forbidden, MnemosError, PayloadTooLarge
+from accounts.inputs import BODY_TOO_LARGE, arguments_check
 from accounts.models import AccessKey
 from accounts.selectors.keys import access_key_door, bearer_secret
 from accounts.tasks import access_key_touch_soon
 
 logger = logging.getLogger(__name__)
+
+# What the audit's request_id column holds (64 characters); anything else is not used (a fresh id is).
+_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,64}")
+
+
+def request_id_from(raw: str | None) -> str | None:
+    """The caller's X-Request-Id when it fits the audit (1-64 printable ASCII), else None (a fresh one).
+    A tracing header that a proxy may set is no reason to refuse the call."""
+    return raw if raw is not None and _REQUEST_ID.fullmatch(raw) else None
+
+
+def query_check(request: HttpRequest) -> None:
+    """The query string's names and values, refused (422) as the tool door refuses arguments."""
+    for name, values in request.GET.lists():
+        for value in values:
+            arguments_check({name: value})
 
 
 def scope_missing_message(scope: str) -> str:
@@ -53,10 +73,11 @@ class TenantAPIView(APIView):
         try:
             with access_key_door(
                 secret=bearer_secret(request.headers.get("Authorization")),
-                request_id=request.headers.get("X-Request-Id"),
+                request_id=request_id_from(request.headers.get("X-Request-Id")),
                 door="rest",
             ) as (_, key):
                 check_scope(key, self.scope_for(drf_request))
+                query_check(request)
                 access_key_touch_soon(key)
                 self.access_key = key
                 response = super().dispatch(request, *args, **kwargs)
@@ -79,8 +100,13 @@ class TenantAPIView(APIView):
     def handle_exception(self, exc: Exception) -> Response:
         # Nothing is half-written: any error rolls the request's transaction back.
         transaction.set_rollback(True)
+        if isinstance(exc, RequestDataTooBig):  # Django's DATA_UPLOAD_MAX_MEMORY_SIZE, read by request.data
+            exc = PayloadTooLarge(BODY_TOO_LARGE, code="payload_too_large")
         if isinstance(exc, MnemosError):
-            return Response(exc.as_dict(), status=exc.http_status)
+            response = Response(exc.as_dict(), status=exc.http_status)
+            if exc.http_status == 401:  # as the tool routes answer (RFC 6750)
+                response["WWW-Authenticate"] = 'Bearer realm="mnemos"'
+            return response
         if isinstance(exc, APIException):
             detail = exc.detail if isinstance(exc.detail, (dict, list)) else str(exc.detail)
             body: dict[str, Any] = {
@@ -92,3 +118,28 @@ class TenantAPIView(APIView):
             return Response(body, status=exc.status_code)
         logger.exception("unhandled error in %s", type(self).__name__)
         return Response({"error": "internal error", "code": "internal_error"}, status=500)
+
+
+def _api_path(request: HttpRequest) -> bool:
+    return request.path_info.startswith("/v1/")
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """``handler404``: under /v1/ (a path no route matches, a malformed id) the API's JSON 404."""
+    if _api_path(request):
+        return JsonResponse({"error": "not found", "code": "not_found"}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """``handler400`` (a suspicious request Django refused before any view): JSON under /v1/."""
+    if _api_path(request):
+        return JsonResponse({"error": "bad request", "code": "bad_request"}, status=400)
+    return defaults.bad_request(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """``handler500``: the last resort, JSON under /v1/, never a traceback."""
+    if _api_path(request):
+        return JsonResponse({"error": "internal error", "code": "internal_error"}, status=500)
+    return defaults.server_error(request)

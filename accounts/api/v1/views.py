@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.api.v1.base import TenantAPIView
-from accounts.selectors.audit import audit_event_get, audit_events_list
+from accounts.errors import InvalidInput
+from accounts.selectors.audit import (
+    AUDIT_PAGE_DEFAULT,
+    AUDIT_PAGE_MAX,
+    BAD_LIMIT,
+    audit_event_get,
+    audit_events_list,
+)
 
 
 class WhoAmISerializer(serializers.Serializer[Any]):
@@ -61,18 +68,51 @@ class AuditEventSerializer(serializers.Serializer[Any]):
 
 
 class AuditEventListView(TenantAPIView):
-    """The enterprise's audit trail, newest first (scope ``admin``)."""
+    """The enterprise's audit trail, newest first (scope ``admin``), a page at a time: the body is the
+    page's events, and a ``Link: <...>; rel="next"`` header (RFC 8288) leads to the next page."""
 
     required_scope = "admin"
 
-    @extend_schema(responses=AuditEventSerializer(many=True), summary="Audit events, newest first")
+    @extend_schema(
+        summary="Audit events, newest first",
+        parameters=[
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": AUDIT_PAGE_MAX, "default": AUDIT_PAGE_DEFAULT},
+                description=f"Events per page, 1 to {AUDIT_PAGE_MAX}.",
+            ),
+            OpenApiParameter(
+                "cursor",
+                str,
+                description="Where the page starts: copied from the previous page's next link (any other "
+                "value is refused with 422).",
+            ),
+            OpenApiParameter("action", str, description="Only events of this action."),
+            OpenApiParameter(
+                "Link",
+                str,
+                location=OpenApiParameter.HEADER,
+                response=[200],
+                description='`<url>; rel="next"` while more events follow; absent on the last page.',
+            ),
+        ],
+        responses=AuditEventSerializer(many=True),
+    )
     def get(self, request: Request) -> Response:
+        params = request.query_params
+        raw_limit = params.get("limit")
         try:
-            limit = min(max(int(request.query_params.get("limit", 100)), 1), 1000)
+            limit = AUDIT_PAGE_DEFAULT if raw_limit is None else int(raw_limit)
         except ValueError:
-            limit = 100
-        events = audit_events_list(action=request.query_params.get("action"), limit=limit)
-        return Response(AuditEventSerializer(events, many=True).data)
+            raise InvalidInput(BAD_LIMIT, code="invalid_input") from None
+        page = audit_events_list(action=params.get("action"), limit=limit, cursor=params.get("cursor"))
+        response = Response(AuditEventSerializer(page.events, many=True).data)
+        if page.next_cursor is not None:
+            query = params.copy()
+            query["cursor"] = page.next_cursor
+            next_url = request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+            response["Link"] = f'<{next_url}>; rel="next"'
+        return response
 
 
 class AuditEventDetailView(TenantAPIView):
@@ -80,6 +120,11 @@ class AuditEventDetailView(TenantAPIView):
 
     required_scope = "admin"
 
-    @extend_schema(responses=AuditEventSerializer, summary="One audit event")
+    @extend_schema(
+        responses=AuditEventSerializer,
+        summary="One audit event",
+        # The URL converter takes digits only (accounts/api/v1/urls.py).
+        parameters=[OpenApiParameter("event_id", {"type": "integer", "minimum": 0}, OpenApiParameter.PATH)],
+    )
     def get(self, request: Request, event_id: int) -> Response:
         return Response(AuditEventSerializer(audit_event_get(event_id=event_id)).data)

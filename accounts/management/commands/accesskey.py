@@ -31,7 +31,7 @@ class Command(BaseCommand):
         create.add_argument("--user", help="the member's username (default: the first owner or admin)")
         create.add_argument("--label", default="created with manage.py accesskey")
         create.add_argument("--toolsets", help="comma-separated toolsets (default: all)")
-        create.add_argument("--expires-days", type=int, help="expire after this many days")
+        create.add_argument("--expires-days", type=int, help="expire after this many days (1-36500)")
         revoke = sub.add_parser("revoke", help="revoke a key by its prefix")
         revoke.add_argument("--enterprise", required=True)
         revoke.add_argument("prefix")
@@ -67,6 +67,8 @@ class Command(BaseCommand):
         if member is None:
             raise CommandError("no such active member in this enterprise")
         expires = options["expires_days"]
+        if expires is not None and not 1 <= expires <= 36_500:
+            raise CommandError("--expires-days must be between 1 and 36500")
         key, secret = access_key_create(
             member=member,
             project=project,
@@ -74,7 +76,7 @@ class Command(BaseCommand):
             workspace_name=options["workspace"],
             label=options["label"],
             toolsets=_split(options["toolsets"]),
-            expires_at=timezone.now() + timedelta(days=expires) if expires else None,
+            expires_at=timezone.now() + timedelta(days=expires) if expires is not None else None,
         )
         self.stdout.write(
             f"key {key.prefix} for {member.user.username} on {enterprise.slug}/{project.slug}"

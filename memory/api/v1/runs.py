@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.http import HttpRequest, JsonResponse
@@ -10,18 +11,24 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts.api.v1.base import TenantAPIView
+from accounts import access
+from accounts.api.v1.base import TenantAPIView, request_id_from
+from accounts.api.v1.schema import extra_error
 from accounts.errors import InvalidInput, NotFound
+from accounts.models import AccessKey
 from accounts.selectors.keys import bearer_secret
 from memory.api.v1.views import ToolCallView, error_response
 from memory.dispatch import tool_dispatch
 from memory.models import Task, TaskRun
 from memory.services.runs import task_run_finish, task_run_start
 
+_INTEGER = re.compile(r"-?[0-9]{1,19}")
 
-def _task(task_id: object) -> Task:
+
+def _task(task_id: object, key: AccessKey) -> Task:
+    """The task, when this key may read it (else the same not-found a missing task gets)."""
     task = Task.objects.select_related("project").filter(pk=task_id).first()
-    if task is None:
+    if task is None or not access.task_may_read(member=key.member, key=key, task=task):
         raise NotFound("task not found", code="not_found")
     return task
 
@@ -41,10 +48,12 @@ class RunStartView(TenantAPIView):
     required_scope = "tasks:write"
 
     @extend_schema(
-        request=None, responses=RunStartOut, summary="Start a run: consult memory on the task's goal"
+        request=None,
+        responses={201: RunStartOut},
+        summary="Start a run: consult memory on the task's goal",
     )
     def post(self, request: Request, task_id: str) -> Response:
-        task = _task(task_id)
+        task = _task(task_id, self.access_key)
         started = task_run_start(task=task, member=self.access_key.member, key=self.access_key)
         consulted = started.consulted
         return Response(
@@ -93,7 +102,10 @@ class RunFinishView(TenantAPIView):
 
     @extend_schema(
         request=RunFinishIn,
-        responses=RunFinishOut,
+        responses={
+            200: RunFinishOut,
+            409: extra_error("A plan limit is reached: the outcome cannot be learned."),
+        },
         summary="Finish a run: learn a task-layer note from its outcome (idempotent)",
     )
     def post(self, request: Request, task_id: str, run_id: str) -> Response:
@@ -105,10 +117,15 @@ class RunFinishView(TenantAPIView):
             .filter(pk=run_id, task_id=task_id)
             .first()
         )
-        if run is None:
+        if run is None or not access.task_may_read(
+            member=self.access_key.member, key=self.access_key, task=run.task
+        ):
             raise NotFound("run not found", code="not_found")
         run = task_run_finish(
-            run=run, outcome=incoming.validated_data["outcome"], member=self.access_key.member
+            run=run,
+            outcome=incoming.validated_data["outcome"],
+            member=self.access_key.member,
+            key=self.access_key,
         )
         return Response(
             {
@@ -132,7 +149,7 @@ class TaskAskView(ToolCallView):
         for name in ("teamId", "limit"):
             if name in request.GET:
                 raw = request.GET[name]
-                if not raw.lstrip("-").isdigit():
+                if not _INTEGER.fullmatch(raw):  # 19 digits at most: the model's range decides
                     return error_response(InvalidInput(f"{name} must be an integer", code="invalid_input"))
                 arguments[name] = int(raw)
         outcome = tool_dispatch(
@@ -140,7 +157,7 @@ class TaskAskView(ToolCallView):
             name="memory.ask",
             arguments=arguments,
             surface="rest",
-            request_id=request.headers.get("X-Request-Id"),
+            request_id=request_id_from(request.headers.get("X-Request-Id")),
             task_id=str(task_id),
         )
         if outcome.error is not None:

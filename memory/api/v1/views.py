@@ -7,7 +7,6 @@ limit and the scope, and runs the handler in the tenant's transaction.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -18,7 +17,9 @@ from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
+from accounts.api.v1.base import request_id_from
 from accounts.errors import InvalidInput, MnemosError, PayloadTooLarge
+from accounts.inputs import BODY_TOO_LARGE, json_body_load
 from accounts.selectors.keys import bearer_secret
 from memory.dispatch import tool_dispatch
 
@@ -37,19 +38,22 @@ def idempotency_key_from(request: HttpRequest) -> str | None:
     return raw
 
 
-def json_arguments(request: HttpRequest) -> dict[str, Any]:
+def request_body(request: HttpRequest) -> bytes:
+    """The raw body, at most ``TOOL_BODY_MAX_BYTES`` (413 beyond, Django's own limit included)."""
     try:
         body = request.body
     except RequestDataTooBig as exc:
-        raise PayloadTooLarge("request body too large", code="payload_too_large") from exc
+        raise PayloadTooLarge(BODY_TOO_LARGE, code="payload_too_large") from exc
     if len(body) > settings.TOOL_BODY_MAX_BYTES:
-        raise PayloadTooLarge("request body too large", code="payload_too_large")
+        raise PayloadTooLarge(BODY_TOO_LARGE, code="payload_too_large")
+    return body
+
+
+def json_arguments(request: HttpRequest) -> dict[str, Any]:
+    body = request_body(request)
     if not body.strip():
         return {}
-    try:
-        data = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidInput(f"request body is not valid JSON: {exc}", code="invalid_json") from exc
+    data = json_body_load(body)
     if not isinstance(data, dict):
         raise InvalidInput("request body must be a JSON object of the tool's arguments", code="invalid_json")
     return data
@@ -81,7 +85,7 @@ class ToolCallView(View):
             arguments=arguments,
             surface="rest",
             idempotency_key=idempotency_key,
-            request_id=request.headers.get("X-Request-Id"),
+            request_id=request_id_from(request.headers.get("X-Request-Id")),
             task_id=task_id,
         )
         if outcome.error is not None:

@@ -15,7 +15,9 @@ from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
+from accounts.api.v1.base import request_id_from
 from accounts.errors import MnemosError, NotAuthenticated, NotFound
+from accounts.inputs import arguments_check
 from accounts.selectors.keys import bearer_secret
 from accounts.tenancy import identity_lookup, tenant_context
 from memory.api.v1.views import error_response, json_arguments
@@ -53,13 +55,16 @@ class PartnerServeView(View):
             raise NotAuthenticated(INVALID_CREDENTIAL, code="invalid_credential")
         enterprise_id, link_id = found
         body = json_arguments(request)
+        arguments_check(body)  # the reads below pass the args to SQL: no NUL, no lone surrogate
         if str(body.get("link_id")) != str(link_id):
             raise NotFound("partner link not found", code="link_not_found")
         args = body.get("args") or {}
         if not isinstance(args, dict):
             args = {}
         with tenant_context(
-            enterprise_id=enterprise_id, request_id=request.headers.get("X-Request-Id"), door="partners"
+            enterprise_id=enterprise_id,
+            request_id=request_id_from(request.headers.get("X-Request-Id")),
+            door="partners",
         ):
             return provider_serve(
                 link_id=link_id,

@@ -1,0 +1,235 @@
+"""The access policy: the one module that says who may read, write or manage what.
+
+Every surface asks here and nowhere else: the tool door and the tools (REST, MCP, stdio, task runs),
+the console, the admin, the CLI, partner reads. Grants are read at call time, never remembered from
+when a key was made: a member removed from the team that grants a project loses it at the next call.
+
+    principal = a member (console session) or an access key (its member, narrowed by the key)
+
+    member's org role       read                        write                       manage
+    owner, admin            every project               every project               the enterprise
+    auditor                 every project               nothing                     nothing
+    member                  projects granted view       projects granted write      projects granted manage
+    inactive (any role)     nothing                     nothing                     nothing
+
+    an access key narrows its member, never widens:
+      scopes                the key's scopes (``admin`` holds them all); a write tool needs a write scope
+      folder-bound key      reads its folder and what is shared enterprise-wide; writes its folder only
+      project key           reads its project and what is shared enterprise-wide; writes where the
+                            member may write (its saves follow the member's Main target, seed rule)
+      run key               bound to one task: asks and trains within that task's run
+
+Memories inside a readable place are further filtered by their visibility (author, team, project,
+enterprise) and layer: ``memory.selectors.visibility`` turns the rows above into the query; it takes
+the project rule from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import QuerySet
+from guardian.core import ObjectPermissionChecker
+from guardian.shortcuts import get_objects_for_user
+
+from accounts.errors import Forbidden
+from accounts.models import AccessKey, Member, OrgRole, Project, Scope
+
+WRITE_SCOPES = frozenset({Scope.MEMORY_WRITE, Scope.TASKS_WRITE})
+READ_PERMISSION = "accounts.view_project"
+WRITE_PERMISSION = "accounts.write_project"
+MANAGE_PERMISSION = "accounts.manage_project"
+
+MEMBERSHIP_MAY_NOT_WRITE = "membership may not write in this organization"
+MEMBERSHIP_INACTIVE = "this membership is not active in this organization"
+PROJECT_WRITE_DENIED = "this membership may not write in project '{project}'"
+PROJECT_READ_DENIED = "this membership may not read project '{project}'"
+FOLDER_DENIED = "this access key is bound to folder '{folder}' and may not reach other folders"
+
+
+# -- who the member is -------------------------------------------------------------------------------
+
+
+def member_sees_every_project(member: Member) -> bool:
+    """Owners, admins and auditors read every project of their enterprise."""
+    return member.is_active and member.org_role in (OrgRole.OWNER, OrgRole.ADMIN, OrgRole.AUDITOR)
+
+
+def member_may_manage(member: Member) -> bool:
+    """Owners and admins change the enterprise's projects, teams, keys, links and jobs."""
+    return member.is_active and member.org_role in (OrgRole.OWNER, OrgRole.ADMIN)
+
+
+def member_may_write(member: Member) -> bool:
+    """Whether the membership may write anything at all (auditors and inactive members may not)."""
+    return member.is_active and member.org_role != OrgRole.AUDITOR
+
+
+# -- projects ----------------------------------------------------------------------------------------
+
+
+def projects_readable(*, member: Member) -> QuerySet[Project]:
+    """Projects the member may read: all for owners, admins and auditors, else view grants."""
+    if not member.is_active:
+        return Project.objects.none()
+    if member_sees_every_project(member):
+        return Project.objects.all()
+    return _granted(member, READ_PERMISSION)
+
+
+def projects_writable(*, member: Member) -> QuerySet[Project]:
+    """Projects the member may write: all for owners and admins, write grants for members, none else."""
+    if not member_may_write(member):
+        return Project.objects.none()
+    if member_may_manage(member):
+        return Project.objects.all()
+    return _granted(member, WRITE_PERMISSION)
+
+
+def _granted(member: Member, permission: str) -> QuerySet[Project]:
+    granted = get_objects_for_user(member.user, permission, klass=Project.objects.all())
+    return Project.objects.filter(pk__in=granted.values("pk"))
+
+
+def _project(project: Project | Any) -> Project | None:
+    if isinstance(project, Project):
+        return project
+    return Project.objects.filter(pk=project).first()
+
+
+def project_may_read(*, member: Member, project: Project | Any) -> bool:
+    if not member.is_active:
+        return False
+    if member_sees_every_project(member):
+        return True
+    found = _project(project)
+    return found is not None and ObjectPermissionChecker(member.user).has_perm("view_project", found)
+
+
+def project_may_write(*, member: Member, project: Project | Any) -> bool:
+    if not member_may_write(member):
+        return False
+    if member_may_manage(member):
+        return True
+    found = _project(project)
+    return found is not None and ObjectPermissionChecker(member.user).has_perm("write_project", found)
+
+
+def project_may_manage(*, member: Member, project: Project | Any) -> bool:
+    if member_may_manage(member):
+        return True
+    if not member_may_write(member):
+        return False
+    found = _project(project)
+    return found is not None and ObjectPermissionChecker(member.user).has_perm("manage_project", found)
+
+
+# -- what a key narrows ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KeyReach:
+    """Where a key's reads reach beyond its member's visibility (tools report it as searched_scope)."""
+
+    project_ids: tuple[Any, ...] | None
+    workspace_id: Any | None
+    include_enterprise_wide: bool = True
+
+
+def key_read_reach(key: AccessKey) -> KeyReach:
+    """A folder-bound key reads its folder, a project key its project; both read enterprise-wide notes."""
+    return KeyReach(project_ids=(key.project_id,), workspace_id=key.workspace_id)
+
+
+def key_is_folder_bound(key: AccessKey | None) -> bool:
+    return key is not None and key.workspace_id is not None
+
+
+def key_may_reach(*, key: AccessKey | None, workspace_id: Any) -> bool:
+    """Whether a key's binding lets it touch a row in this folder (writes, and reads by id)."""
+    if key is None or key.workspace_id is None:
+        return True
+    return str(workspace_id) == str(key.workspace_id)
+
+
+def key_may_use_project(*, key: AccessKey | None, project_id: Any) -> bool:
+    """A folder-bound key names no project but its own (a filter never widens it)."""
+    if key is None or key.workspace_id is None:
+        return True
+    return str(project_id) == str(key.project_id)
+
+
+def key_has_scope(key: AccessKey, scope: str) -> bool:
+    return scope in key.scopes or Scope.ADMIN in key.scopes
+
+
+# -- rows --------------------------------------------------------------------------------------------
+
+
+def place_may_write(
+    *, member: Member, key: AccessKey | None, project: Project | Any, workspace_id: Any
+) -> bool:
+    """Write (save into, correct, forget) a row in this folder: the member's grant now, and the key's binding."""
+    return key_may_reach(key=key, workspace_id=workspace_id) and project_may_write(
+        member=member, project=project
+    )
+
+
+def place_write_check(*, member: Member, key: AccessKey | None, project: Project, workspace_id: Any) -> None:
+    """Refuse (403, "your role here may not") a write into this folder that the policy does not allow."""
+    if not member_may_write(member):  # the seed's text, for an auditor and an inactive membership alike
+        raise Forbidden(MEMBERSHIP_MAY_NOT_WRITE, code="membership_may_not_write")
+    if not key_may_reach(key=key, workspace_id=workspace_id):
+        raise Forbidden(FOLDER_DENIED.format(folder=_folder_name(key)), code="workspace_forbidden")
+    if not project_may_write(member=member, project=project):
+        raise Forbidden(PROJECT_WRITE_DENIED.format(project=project.slug), code="project_write_denied")
+
+
+def _folder_name(key: AccessKey | None) -> str:
+    workspace = key.workspace if key is not None else None
+    return workspace.name if workspace is not None else ""
+
+
+def key_may_be_made(*, member: Member, project: Project, scopes: list[str]) -> bool:
+    """A key never holds more than its member: it needs a project the member may read, and one it may
+    write when the key carries a write scope and the member writes at all (an auditor's write scopes
+    are inert: the door refuses its writes by role)."""
+    if not project_may_read(member=member, project=project):
+        return False
+    writes = any(s in WRITE_SCOPES or s == Scope.ADMIN for s in scopes)
+    if writes and member_may_write(member):
+        return project_may_write(member=member, project=project)
+    return True
+
+
+# -- tasks -------------------------------------------------------------------------------------------
+
+
+def task_may_read(*, member: Member, key: AccessKey | None, task: Any) -> bool:
+    """Ask a task's memory: read on its project; a run key only its own task; a folder-bound key only
+    a task of its own project."""
+    if key is not None and key.task_id is not None and str(key.task_id) != str(task.pk):
+        return False
+    return key_may_use_project(key=key, project_id=task.project_id) and project_may_read(
+        member=member, project=task.project_id
+    )
+
+
+def task_may_run(*, member: Member, key: AccessKey | None, task: Any) -> bool:
+    """Start or finish a run, or train its notes: write on the task's project. A run key is made for the
+    task's project without a folder, so a folder-bound key may not start one (it would widen the key)."""
+    if key_is_folder_bound(key):
+        return False
+    if key is not None and key.task_id is not None and str(key.task_id) != str(task.pk):
+        return False
+    return project_may_write(member=member, project=task.project_id)
+
+
+TASK_RUN_DENIED = "this membership may not run or train this task: it needs write on the task's project"
+
+
+def task_run_check(*, member: Member, key: AccessKey | None, task: Any) -> None:
+    """Refuse (403) a run start, finish or train the policy does not allow."""
+    if not task_may_run(member=member, key=key, task=task):
+        raise Forbidden(TASK_RUN_DENIED, code="task_write_denied")
