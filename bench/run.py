@@ -60,10 +60,56 @@ def bench_rest_auth(n: int = 500) -> None:
     )
 
 
+def bench_refusals(n: int = 100) -> None:
+    """Bad input costs a clear error and no more (issue 16: a 100,000-character query refused in < 50 ms)."""
+    import json
+
+    from tests.conftest import build_world
+
+    world = build_world(suffix=f"-bench-{uuid.uuid4().hex[:6]}")
+    _, secret = world.alice.keys[world.a.enterprise.slug]
+    client = Client()
+    headers = {"Authorization": f"Bearer {secret}"}
+
+    def tool(name: str, body: str) -> Callable[[], object]:
+        def call() -> object:
+            response = client.post(
+                f"/v1/tools/{name}", data=body, content_type="application/json", headers=headers
+            )
+            assert 400 <= response.status_code < 500, response.status_code
+            return response
+
+        return call
+
+    long_query = json.dumps({"query": "why " * 25_000})
+    cases = {
+        "search_memory, a 100,000-character query": tool("search_memory", long_query),
+        "memory.ask, a 100,000-character purpose": tool(
+            "memory.ask", json.dumps({"purpose": "why " * 25_000})
+        ),
+        "save_memory, 3,000 entities": tool(
+            "save_memory",
+            json.dumps(
+                {
+                    "summary": "s",
+                    "content": "c",
+                    "entities": [{"name": f"e{i}", "type": "thing"} for i in range(3000)],
+                }
+            ),
+        ),
+        "any tool, JSON nested 10,000 deep": tool("search_memory", "[" * 10_000 + "]" * 10_000),
+        "any tool, a NUL in an argument": tool("search_memory", json.dumps({"query": "a\u0000b"})),
+    }
+    for name, call in cases.items():
+        call()
+        _report(f"refused: {name}", _timed(call, n))
+
+
 def main() -> None:
     bootstrap_database()
     call_command("migrate", verbosity=0)
     bench_rest_auth()
+    bench_refusals()
 
 
 if __name__ == "__main__":
