@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.admin import site as admin_site
@@ -13,6 +14,8 @@ handler404 = "accounts.api.v1.base.not_found"
 handler500 = "accounts.api.v1.base.server_error"
 
 urlpatterns = [
+    # A person who opens the server's address lands in the console (its sign-in when signed out).
+    path("", RedirectView.as_view(pattern_name="console:home"), name="root"),
     path("healthz", healthz, name="healthz"),
     path("admin/", admin_site.urls),
     path("v1/", include(("accounts.api.v1.urls", "accounts"), namespace="v1-accounts")),

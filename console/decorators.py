@@ -16,6 +16,7 @@ from accounts.errors import MnemosError
 from accounts.models import Member
 from accounts.selectors.members import member_enterprises
 from accounts.tenancy import tenant_context
+from console.types import ConsoleRequest
 
 SESSION_ENTERPRISE = "mnemos_enterprise_id"
 EnterpriseFrom = Callable[..., str | None]
@@ -58,7 +59,7 @@ def console_view(
 
     def decorate(inner: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         @wraps(inner)
-        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        def wrapper(request: ConsoleRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             if not request.user.is_authenticated:
                 return redirect_to_login(request.get_full_path())
             wanted = enterprise_from(request, **kwargs) if enterprise_from else None
@@ -75,7 +76,7 @@ def console_view(
                     pk=membership["id"]
                 )
                 ctx.member = member
-                request.member = member  # type: ignore[attr-defined]
+                request.member = member
                 if request.method == "POST" and not access.member_may_write(member) and not auditor_may_post:
                     response = forbidden(request, READ_ONLY_ROLE)
                 else:
@@ -104,11 +105,11 @@ def attempt(action: Callable[[], T]) -> tuple[T | None, MnemosError | None]:
         return None, exc
 
 
-def may_manage(request: HttpRequest) -> bool:
+def may_manage(request: ConsoleRequest) -> bool:
     """Owners and admins change the enterprise's projects, teams, keys and jobs."""
-    return access.member_may_manage(request.member)  # type: ignore[attr-defined]
+    return access.member_may_manage(request.member)
 
 
-def sees_everything(request: HttpRequest) -> bool:
+def sees_everything(request: ConsoleRequest) -> bool:
     """Owners, admins and auditors see the whole enterprise (audit, guard, every key)."""
-    return access.member_sees_every_project(request.member)  # type: ignore[attr-defined]
+    return access.member_sees_every_project(request.member)

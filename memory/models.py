@@ -139,7 +139,7 @@ class Memory(TenantModel):
     guard_version = models.CharField(max_length=40, blank=True, default="")
 
     embedding = VectorField(null=True, blank=True)
-    # Saved and not yet handed to the archivist (memory.tasks.archivist_wake, archivist_drain).
+    # Saved and not yet handed to the archivist (the save's archivist_wake, then the archivist_drain task).
     archivist_waiting = models.BooleanField(db_default=False)
     embedding_model = models.CharField(max_length=200, blank=True, default="")
     embedding_dim = models.PositiveIntegerField(null=True, blank=True)
@@ -226,7 +226,7 @@ class MemoryCount(TenantModel):
 class ArchivistWake(TenantModel):
     """Per project: a drain of its saved memories is on its way to the archivist (since ``pending_since``).
 
-    A save wakes the archivist only when no drain is pending (memory.tasks.archivist_wake), so a burst
+    A save wakes the archivist only when no drain is pending (``archivist_wake``, memory.services), so a burst
     of saves sends one job, not one per memory. Both the save and the drain hold the project's write
     lock while they read or reset it, so a memory is either in the drain or wakes the next one.
     """

@@ -1,184 +1,17 @@
-"""The archivist: after a memory commits, compute what the write did not.
+"""The memory jobs (Celery): adapters that take ids and call one service.
 
-Embedding (when deferred), SIMILAR and near-DUPLICATE links, entity
-co-occurrence (CONNECTED), fact_key conflicts and source staleness. Every step
-recomputes its own results for the memory, so a repeat (a killed worker's
+The archivist's steps live in ``memory/services/archivist.py``, the upkeep jobs in
+``memory/services/maintenance.py``. Every job is idempotent: a repeat (a killed worker's
 redelivery, a retry) leaves the same state.
 """
 
 from __future__ import annotations
 
-import itertools
-import logging
-import uuid
-
-from django.db.models import Q
-from pgvector.django import CosineDistance
-
-from accounts.models import Project
-from accounts.services.audit import audit_record
 from accounts.tasks import TenantTask, enqueue
 from config.celery import app
-from memory.embedding import EmbedderUnavailable, get_embedder, near_duplicate_floor, similarity_floor
-from memory.models import EntityCooccurrence, LinkKind, Memory, MemoryEntity, MemoryLink, Status, Visibility
-from memory.selectors.search import VECTOR_DIM, nearest_memories
-
-logger = logging.getLogger(__name__)
-SIMILAR_TOP_K = 5
-
-
-def embedding_text(memory: Memory) -> str:
-    """What the vector is of: the summary (the retrieval surface), then the content.
-
-    Kept whole even when the summary is the content's own opening. Measured on LoCoMo (bench.locomo.ablate,
-    2026-12-01): embedding such a text once instead of twice cut the embedder's time by ~45% but dense
-    hit@10 fell 0.642 -> 0.579 and the fused ranking's 0.804 -> 0.794, so the repetition stays.
-    """
-    return f"{memory.summary}\n{memory.content}".strip() if memory.summary else memory.content
-
-
-EMBED_BATCH = 32
-
-
-def archivist_embed(memory: Memory) -> bool:
-    """Embed this memory, and in the same call the enterprise's other memories still waiting for a
-    vector (up to ``EMBED_BATCH`` in all, oldest first): one batch call instead of one per memory, so
-    vectors keep up with a burst of saves. The others' own archivist tasks then find their vector and
-    go straight to their links. Rows another worker holds are skipped, not waited for."""
-    embedder = get_embedder()
-    if memory.embedding is not None and memory.embedding_model == embedder.name:
-        return False
-    waiting = list(
-        Memory.objects.filter(embedding__isnull=True, forgotten_at__isnull=True)
-        .exclude(pk=memory.pk)
-        .order_by("created_at")
-        .select_for_update(skip_locked=True)[: EMBED_BATCH - 1]
-    )
-    batch = [memory, *waiting]
-    vectors = embedder.embed_passages([embedding_text(m) for m in batch])
-    for item, vector in zip(batch, vectors, strict=True):
-        item.embedding, item.embedding_model, item.embedding_dim = vector, embedder.name, embedder.dim
-    Memory.objects.bulk_update(batch, ["embedding", "embedding_model", "embedding_dim"])
-    return True
-
-
-def _shared_readers(memory: Memory) -> Q:
-    """Candidates whose readers overlap this memory's: its project, or enterprise-wide ones."""
-    if memory.visibility == Visibility.ENTERPRISE:
-        return Q()
-    return Q(project_id=memory.project_id) | Q(visibility=Visibility.ENTERPRISE)
-
-
-def archivist_similar(memory: Memory) -> int:
-    MemoryLink.objects.filter(
-        src=memory, kind__in=[LinkKind.SIMILAR, LinkKind.DUPLICATE], by_archivist=True
-    ).delete()
-    if memory.embedding is None:
-        return 0
-    floor, duplicate = similarity_floor(memory.embedding_model), near_duplicate_floor(memory.embedding_model)
-    candidates = Memory.objects.filter(
-        _shared_readers(memory), forgotten_at__isnull=True, embedding_model=memory.embedding_model
-    ).exclude(embedding__isnull=True)
-    scored: list[tuple[uuid.UUID, float]]
-    if memory.embedding_dim == VECTOR_DIM:
-        # The search's own HNSW scan (the index is on embedding::vector(384)): an exact scan over the
-        # project took 365 ms a memory at 100k (bench.scale). Iterative scans return in relaxed order.
-        nearest = nearest_memories(candidates, list(memory.embedding), SIMILAR_TOP_K + 1)
-        scored = sorted(((pk, cos) for pk, cos in nearest if pk != memory.pk), key=lambda p: -p[1])
-    else:  # another model's dimension has no index: exact
-        scored = [
-            (m.pk, 1.0 - float(m.distance))  # type: ignore[attr-defined]
-            for m in candidates.exclude(pk=memory.pk)
-            .annotate(distance=CosineDistance("embedding", memory.embedding))
-            .order_by("distance")[:SIMILAR_TOP_K]
-        ]
-    made = 0
-    for pk, score in scored[:SIMILAR_TOP_K]:
-        if score < floor:
-            break
-        kind = LinkKind.DUPLICATE if score >= duplicate else LinkKind.SIMILAR
-        MemoryLink.objects.update_or_create(
-            enterprise_id=memory.enterprise_id,
-            kind=kind,
-            src=memory,
-            dst_id=pk,
-            defaults={"score": score, "by_archivist": True},
-        )
-        made += 1
-    return made
-
-
-def archivist_cooccurrence(memory: Memory) -> int:
-    entity_ids = sorted(MemoryEntity.objects.filter(memory=memory).values_list("entity_id", flat=True))
-    for a, b in itertools.combinations(entity_ids, 2):
-        together = (
-            MemoryEntity.objects.filter(entity_id=a, memory__forgotten_at__isnull=True)
-            .filter(memory__in=MemoryEntity.objects.filter(entity_id=b).values("memory"))
-            .count()
-        )
-        EntityCooccurrence.objects.update_or_create(
-            enterprise_id=memory.enterprise_id, a_id=a, b_id=b, defaults={"count": together}
-        )
-    return len(entity_ids)
-
-
-def _normal(text: str) -> str:
-    return " ".join(text.casefold().split())
-
-
-def archivist_fact_conflicts(memory: Memory) -> int:
-    if not memory.fact_key:
-        return 0
-    others = (
-        Memory.objects.filter(
-            project_id=memory.project_id, fact_key=memory.fact_key, forgotten_at__isnull=True
-        )
-        .exclude(pk=memory.pk)
-        .exclude(status=Status.SUPERSEDED)
-    )
-    conflicting = [o for o in others if _normal(o.content) != _normal(memory.content)]
-    # One link per pair, from the newer record to the older one.
-    for other in [o for o in conflicting if (o.created_at, str(o.pk)) < (memory.created_at, str(memory.pk))]:
-        MemoryLink.objects.get_or_create(
-            enterprise_id=memory.enterprise_id,
-            kind=LinkKind.CONFLICT,
-            src=memory,
-            dst=other,
-            defaults={"by_archivist": True},
-        )
-    if conflicting:
-        ids = [memory.pk, *[o.pk for o in conflicting]]
-        Memory.objects.filter(pk__in=ids, status__in=[Status.UNVERIFIED, Status.STALE]).update(
-            status=Status.CONFLICT
-        )
-    return len(conflicting)
-
-
-def archivist_staleness(memory: Memory) -> int:
-    """Same source_id with a newer source_hash: the older records are stale."""
-    if not memory.source_id or not memory.source_hash:
-        return 0
-    older = (
-        Memory.objects.filter(
-            source_id=memory.source_id, forgotten_at__isnull=True, created_at__lt=memory.created_at
-        )
-        .exclude(source_hash=memory.source_hash)
-        .exclude(source_hash__isnull=True)
-        .exclude(pk=memory.pk)
-    )
-    older = older.filter(_shared_readers(memory))
-    count = 0
-    for old in older:
-        MemoryLink.objects.get_or_create(
-            enterprise_id=memory.enterprise_id,
-            kind=LinkKind.STALE,
-            src=old,
-            dst=memory,
-            defaults={"by_archivist": True},
-        )
-        count += 1
-    older.filter(status=Status.UNVERIFIED).update(status=Status.STALE)
-    return count
+from memory.embedding import EmbedderUnavailable
+from memory.services.archivist import archivist_drain_project, archivist_process_memory
+from memory.services.maintenance import embedding_reindex, guard_rescan
 
 
 @app.task(
@@ -190,50 +23,21 @@ def archivist_staleness(memory: Memory) -> int:
     max_retries=20,
 )
 def archivist_process(*, enterprise_id: str, memory_id: str) -> dict[str, int]:
-    memory = Memory.objects.filter(pk=memory_id, forgotten_at__isnull=True).first()
-    if memory is None:
-        return {}
-    result = {
-        "embedded": int(archivist_embed(memory)),
-        "similar": archivist_similar(memory),
-        "entities": archivist_cooccurrence(memory),
-        "conflicts": archivist_fact_conflicts(memory),
-        "stale": archivist_staleness(memory),
-    }
-    audit_record(action="archivist.process", target=memory, details=result)
-    return result
+    return archivist_process_memory(memory_id=memory_id)
 
 
 @app.task(base=TenantTask, name="memory.archivist_drain")
 def archivist_drain(*, enterprise_id: str, project_id: str) -> int:
     """Hand the archivist every memory of the project saved since the last drain: one
-    ``archivist_process`` job each, sent after this commits. Under the project's write lock the wake is
-    reset and the waiting memories taken, so a save either is among them or (finding no drain pending)
-    sends the next drain itself. A repeat finds nothing waiting and sends nothing."""
-    from memory.models import ArchivistWake
-    from memory.services.memories import project_write_lock
-
-    project_write_lock(project_id=uuid.UUID(project_id))
-    ArchivistWake.objects.filter(project_id=project_id).update(pending_since=None)
-    waiting = list(
-        Memory.objects.filter(project_id=project_id, archivist_waiting=True)
-        .order_by("created_at")
-        .values_list("pk", flat=True)
-    )
-    if not waiting:
-        return 0
-    Memory.objects.filter(pk__in=waiting).update(archivist_waiting=False)
+    ``archivist_process`` job each, sent after this commits (``archivist_drain_project``)."""
+    waiting = archivist_drain_project(project_id=project_id)
     for memory_id in waiting:
         enqueue(archivist_process, enterprise_id=enterprise_id, memory_id=str(memory_id))
-    project = Project.objects.get(pk=project_id)
-    audit_record(action="archivist.drain", target=project, details={"memories": len(waiting)})
     return len(waiting)
 
 
 @app.task(base=TenantTask, name="memory.guard_rescan")
 def guard_rescan_task(*, enterprise_id: str) -> dict[str, int]:
-    from memory.services.maintenance import guard_rescan
-
     return dict(guard_rescan().result)
 
 
@@ -245,6 +49,4 @@ def guard_rescan_task(*, enterprise_id: str) -> dict[str, int]:
     max_retries=20,
 )
 def embedding_reindex_task(*, enterprise_id: str) -> dict[str, int]:
-    from memory.services.maintenance import embedding_reindex
-
     return dict(embedding_reindex().result)

@@ -23,7 +23,7 @@ from memory.graph.parser import parse_query
 from memory.graph.store import GraphStore, HopPairs
 from memory.graph.validator import Hop, validate
 from memory.models import Memory, MemoryEntity
-from memory.services.memories import fold
+from memory.text import fold
 from partners.sides import ProviderSide
 
 

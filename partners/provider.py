@@ -16,7 +16,7 @@ from django.db.models import Q, QuerySet
 from accounts.services.audit import audit_record
 from memory.models import Layer, LinkKind, Memory, MemoryEntity, MemoryLink, MemoryTag, Visibility
 from memory.selectors.search import hybrid_rank
-from memory.services.memories import fold
+from memory.text import fold
 from partners.models import PartnerLink
 from partners.selectors.links import partner_link_usability
 

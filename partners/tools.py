@@ -19,12 +19,12 @@ from pydantic import BaseModel, Field
 from accounts.errors import Unprocessable
 from accounts.services.audit import audit_record
 from memory.graph import GraphTimeout, Rejection
-from memory.models import MemoryEntity
 from memory.registry import ToolCall, ToolSpec, registry
-from memory.selectors.search import hybrid_rank, scope_for_key, scoped_memories
-from memory.services.memories import fold
+from memory.selectors.connections import ConnectionScores, connection_starts, start_entities
+from memory.selectors.search import scope_for_key, scoped_memories
+from memory.text import fold
 from memory.tools.common import ID_MAX, NAME_MAX, QUERY_MAX, Clamped, Closed, stated
-from memory.tools.graph import GraphQueryIn, GraphQueryOut, _answer
+from memory.tools.graph import GraphQueryIn, GraphQueryOut, graph_query_out
 from partners.graph import partner_graph_query
 from partners.models import LinkSide, PartnerLink
 from partners.provider import TOP_N_MAX
@@ -362,45 +362,39 @@ def find_partner_memory_connections(call: ToolCall, args: PartnerConnectionsIn) 
 
     def run(link: PartnerLink, side: ProviderSide) -> PartnerConnectionsOut:
         memories = scoped_memories(scope_for_key(member=call.member, key=call.access_key))
-        starts = hybrid_rank(memories=memories, query=sentence, depth=50).ids[:5]
-        weights = {start: 1.0 / (i + 1) for i, start in enumerate(starts)}
+        starts = connection_starts(memories=memories, sentence=sentence)
         aliases = partner_link_aliases(link=link)  # partner key -> home name
         by_home: dict[str, list[str]] = {}
         for partner_key, home_name in aliases.items():
             by_home.setdefault(fold(home_name), []).append(partner_key)
-        pairs = list(
-            MemoryEntity.objects.filter(memory_id__in=starts, entity__key__in=list(by_home)).values_list(
-                "memory_id", "entity__key", "entity__name"
-            )
-        )
-        keys = sorted({k for _, home_key, _ in pairs for k in by_home[home_key]})
+        pairs = start_entities(starts=starts, keys=list(by_home))
+        keys = sorted({k for _, _, home_key, _ in pairs for k in by_home[home_key]})
         events = (
             side.call("events_for_keys", {"keys": keys, "fanout": 50}).get("events") or {} if keys else {}
         )
-        score: dict[str, float] = {}
+        # The partner's events, by the same scoring as find_memory_connections: an alias is a shared entity.
+        scores: ConnectionScores[str] = ConnectionScores(starts)
         data: dict[str, dict[str, Any]] = {}
-        reached: dict[str, list[PartnerReach]] = {}
-        for start, home_key, home_name in pairs:
+        for start, _, home_key, home_name in pairs:
             for partner_key in by_home[home_key]:
                 for event in events.get(partner_key, [])[:50]:
-                    pk = event["event_id"]
-                    data[pk] = event
-                    score[pk] = score.get(pk, 0.0) + weights[start]
-                    reached.setdefault(pk, []).append(
-                        PartnerReach(
-                            from_event=str(start), via="alias", detail=f"{home_name} = {partner_key}"
-                        )
+                    data[event["event_id"]] = event
+                    scores.reach(
+                        event["event_id"], via="alias", start=start, detail=f"{home_name} = {partner_key}"
                     )
-        ordered = sorted(score, key=lambda pk: (-score[pk], pk))[:limit]
+        ordered = scores.ranked(limit)
         connections = [
             PartnerConnected(
                 event_id=pk,
                 domain=data[pk]["domain"],
                 summary=data[pk]["summary"],
                 timestamp=data[pk]["timestamp"],
-                score=round(score[pk], 4),
+                score=round(scores.score[pk], 4),
                 side="remote",
-                reached_by=reached[pk],
+                reached_by=[
+                    PartnerReach(from_event=str(r.from_event), via=r.via, detail=r.detail or "")
+                    for r in scores.reached[pk]
+                ],
             )
             for pk in ordered
         ]
@@ -465,7 +459,7 @@ def query_partner_memory_graph(call: ToolCall, args: PartnerGraphIn) -> PartnerG
                 }
             )
         call.read_ids = answer.read_ids
-        home = _answer(answer).model_dump()
+        home = graph_query_out(answer).model_dump()
         return PartnerGraphOut.model_validate(
             {**home, "status": "ok", "link_id": str(link.link_id), "remote_org": str(link.partner_org_id)}
         )

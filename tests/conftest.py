@@ -21,9 +21,14 @@ from django.core.management import call_command
 
 from accounts.bootstrap import bootstrap_database
 from accounts.models import AccessKey, Enterprise, Member, OrgRole, Project, Team
-from accounts.services.enterprises import enterprise_create, member_add, project_create, team_create
-from accounts.services.keys import access_key_create
-from accounts.tenancy import tenant_context
+from tests.factories import (
+    AccessKeyFactory,
+    EnterpriseFactory,
+    MemberFactory,
+    ProjectFactory,
+    TeamFactory,
+    UserFactory,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -59,32 +64,34 @@ class Person:
 
 
 def build_tenant(slug: str) -> Tenant:
-    with tenant_context(enterprise_id=None, all_tenants=True, door="test"):
-        enterprise = enterprise_create(slug=slug, name=f"Enterprise {slug}")
-        with tenant_context(enterprise_id=enterprise.pk, door="test"):
-            team = team_create(enterprise=enterprise, slug="platform", name="Platform")
-            project = project_create(enterprise=enterprise, slug="alpha", name="Alpha", team=team)
-            other = project_create(enterprise=enterprise, slug="beta", name="Beta")
-    return Tenant(enterprise=enterprise, team=team, project=project, other_project=other)
+    """An enterprise with team Platform, project alpha (Platform's) and project beta (no team's)."""
+    enterprise = EnterpriseFactory.create(slug=slug)
+    team = TeamFactory.create(enterprise=enterprise, slug="platform", name="Platform")
+    return Tenant(
+        enterprise=enterprise,
+        team=team,
+        project=ProjectFactory.create(enterprise=enterprise, slug="alpha", name="Alpha", team=team),
+        other_project=ProjectFactory.create(enterprise=enterprise, slug="beta", name="Beta"),
+    )
 
 
 def add_person(username: str, memberships: list[tuple[Tenant, str]]) -> Person:
+    """A user with ``role`` in each tenant, in its team, main project alpha and a key to it."""
     password = f"pw-{uuid.uuid4().hex}"
-    user = User.objects.create_user(username=username, email=f"{username}@example.com", password=password)
+    user = UserFactory.create(username=username, password=password)
     person = Person(user=user, password=password, members={}, keys={})
     for tenant, role in memberships:
-        with tenant_context(enterprise_id=tenant.enterprise.pk, door="test"):
-            member = member_add(
-                enterprise=tenant.enterprise,
-                user=user,
-                org_role=role,
-                teams=[tenant.team],
-                main_project=tenant.project,
-            )
-            person.members[tenant.enterprise.slug] = member
-            person.keys[tenant.enterprise.slug] = access_key_create(
-                member=member, project=tenant.project, label=f"{username} key"
-            )
+        member = MemberFactory.create(
+            enterprise=tenant.enterprise,
+            user=user,
+            org_role=role,
+            teams=[tenant.team],
+            main_project=tenant.project,
+        )
+        person.members[tenant.enterprise.slug] = member
+        person.keys[tenant.enterprise.slug] = AccessKeyFactory.create(
+            member=member, project=tenant.project, label=f"{username} key"
+        )
     return person
 
 

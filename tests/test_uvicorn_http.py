@@ -3,7 +3,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
+from typing import Any
+
+import uvicorn
+from uvicorn.server import ServerState
 
 from config import uvicorn_http
 
@@ -32,6 +37,49 @@ def test_accepted_connections_get_tcp_nodelay():
             s.close()
 
 
-def test_serve_uses_the_c_parser_protocol():
-    assert uvicorn_http.HTTP_PROTOCOL == "config.uvicorn_http:NoDelayHttpToolsProtocol"
-    assert issubclass(uvicorn_http.NoDelayHttpToolsProtocol, uvicorn_http.HttpToolsProtocol)
+async def _hello(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"5")]})
+    await send({"type": "http.response.body", "body": b"hello"})
+
+
+def _served_nodelay(protocol: str) -> tuple[int, bytes]:
+    """Serve one request with uvicorn's protocol ``protocol`` (as ``--http`` names it) on a socket bound as
+    ``--workers`` binds it; the accepted connection's TCP_NODELAY and the response."""
+    config = uvicorn.Config(app=_hello, http=protocol, lifespan="off", log_level="warning")
+    config.load()
+    listener = socket.socket(family=socket.AF_INET)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+
+    async def exchange() -> tuple[int, bytes]:
+        made: list[Any] = []
+        protocol_class: Any = (
+            config.http_protocol_class
+        )  # typed as asyncio.Protocol; built as uvicorn builds it
+
+        def factory() -> asyncio.Protocol:
+            made.append(protocol_class(config=config, server_state=ServerState(), app_state={}))
+            return made[-1]
+
+        server = await asyncio.get_running_loop().create_server(factory, sock=listener)
+        reader, writer = await asyncio.open_connection(*listener.getsockname()[:2])
+        try:
+            writer.write(b"GET / HTTP/1.1\r\nHost: test\r\n\r\n")
+            response = await reader.readuntil(b"hello")
+            accepted = made[0].transport.get_extra_info("socket")  # the connection is kept alive
+            return accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY), response
+        finally:
+            writer.close()
+            server.close()
+            await server.wait_closed()
+
+    return asyncio.run(exchange())
+
+
+def test_uvicorn_loads_the_protocol_serve_names_and_it_sets_tcp_nodelay():
+    nodelay, response = _served_nodelay(uvicorn_http.HTTP_PROTOCOL)
+    assert nodelay != 0
+    assert response.startswith(b"HTTP/1.1 200 OK") and response.endswith(b"hello")
+    # Without it (uvicorn's own httptools protocol) the same socket keeps Nagle's algorithm on.
+    nodelay, _ = _served_nodelay("httptools")
+    assert nodelay == 0

@@ -3,29 +3,25 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet, Sum
-from django.utils import timezone
+from django.db.models import QuerySet
 
 from accounts import access
 from accounts.models import (
     AccessKey,
     AuditEvent,
-    Enterprise,
     Member,
     Project,
-    ProjectTeamPermission,
-    ProjectUserPermission,
     PublicTarget,
     Team,
 )
 from accounts.services.enterprises import PROJECT_PERMISSIONS
 from accounts.tenancy import identity_lookup
 
-_CODENAMES = {perm.split(".", 1)[1]: name for name, perm in PROJECT_PERMISSIONS.items()}
+PERMISSION_NAMES = {perm.split(".", 1)[1]: name for name, perm in PROJECT_PERMISSIONS.items()}
 
 
 def enterprise_choices(*, user_id: int) -> list[dict[str, Any]]:
@@ -46,50 +42,6 @@ def enterprise_choices(*, user_id: int) -> list[dict[str, Any]]:
             }
             for m in rows
         ]
-
-
-@dataclass
-class ProjectRow:
-    project: Project
-    team_grants: dict[str, list[str]] = field(default_factory=dict)  # team name -> view/write/manage
-    member_grants: dict[str, list[str]] = field(default_factory=dict)  # username -> ...
-    public: bool = False
-    memories: int = 0
-
-
-def projects_overview(*, projects: QuerySet[Project]) -> list[ProjectRow]:
-    """The given projects with who holds which permission on each, and whether each is published."""
-    from memory.models import Memory
-
-    rows = {p.pk: ProjectRow(project=p) for p in projects.select_related("team").order_by("slug")}
-    ids = list(rows)
-    for grant in ProjectTeamPermission.objects.filter(content_object_id__in=ids).select_related(
-        "permission", "group__team"
-    ):
-        holder = getattr(grant.group, "team", None)
-        name = holder.name if holder else grant.group.name
-        rows[grant.content_object_id].team_grants.setdefault(name, []).append(
-            _CODENAMES.get(grant.permission.codename, grant.permission.codename)
-        )
-    for grant in ProjectUserPermission.objects.filter(content_object_id__in=ids).select_related(
-        "permission", "user"
-    ):
-        rows[grant.content_object_id].member_grants.setdefault(grant.user.username, []).append(
-            _CODENAMES.get(grant.permission.codename, grant.permission.codename)
-        )
-    for project_id in PublicTarget.objects.filter(project_id__in=ids).values_list("project_id", flat=True):
-        rows[project_id].public = True
-    counts = (
-        Memory.objects.filter(project_id__in=ids, forgotten_at__isnull=True)
-        .values("project_id")
-        .annotate(n=Count("id"))
-    )
-    for row in counts:
-        rows[row["project_id"]].memories = row["n"]
-    for row in rows.values():
-        for grants in (*row.team_grants.values(), *row.member_grants.values()):
-            grants.sort(key=list(PROJECT_PERMISSIONS).index)
-    return list(rows.values())
 
 
 def _uuid(value: str) -> uuid.UUID | None:
@@ -198,48 +150,3 @@ def audit_events_filtered(*, where: AuditFilter) -> QuerySet[AuditEvent]:
 
 def audit_actions() -> list[str]:
     return list(AuditEvent.objects.order_by("action").values_list("action", flat=True).distinct())
-
-
-@dataclass
-class UsageRow:
-    project: Project
-    memories: int
-    calls_this_minute: int
-    calls_last_5_minutes: int
-
-
-def usage_overview(*, enterprise: Enterprise, projects: QuerySet[Project]) -> dict[str, Any]:
-    """Live memories per project against the plan's limits, tool calls per minute, the subscription."""
-    from memory.models import Memory, ToolCallWindow
-
-    now = timezone.now().replace(second=0, microsecond=0)
-    listed = list(projects.select_related("team").order_by("slug"))
-    ids = [p.pk for p in listed]
-    counts = dict(
-        Memory.objects.filter(project_id__in=ids, forgotten_at__isnull=True)
-        .values_list("project_id")
-        .annotate(n=Count("id"))
-        .values_list("project_id", "n")
-    )
-    calls = {
-        row["project_id"]: row
-        for row in ToolCallWindow.objects.filter(
-            project_id__in=ids, window_start__gte=now - timedelta(minutes=4)
-        )
-        .values("project_id")
-        .annotate(
-            total=Sum("calls"),
-            current=Sum("calls", filter=Q(window_start=now)),
-        )
-    }
-    rows = [
-        UsageRow(
-            project=p,
-            memories=counts.get(p.pk, 0),
-            calls_this_minute=(calls.get(p.pk) or {}).get("current") or 0,
-            calls_last_5_minutes=(calls.get(p.pk) or {}).get("total") or 0,
-        )
-        for p in listed
-    ]
-    total = Memory.objects.filter(forgotten_at__isnull=True).count()
-    return {"rows": rows, "total": total, "plan": enterprise.plan, "enterprise": enterprise}

@@ -10,7 +10,7 @@ Rows: bench/scale's bulk loader (``bench.scale.run``: ``sample_turns``, ``embed_
 real vectors plus noise, row g takes turn ``g mod S``; every row gets a ``memory_memoryentity`` link to its
 turn's speaker. This bench adds, per turn, up to ``--names-per-turn`` capitalised names written inside a
 sentence (``Caroline``, ``Boston``, ``Potter``; weekdays, months and a few function words left out),
-folded as the app folds them (``memory.services.memories.fold``); the new entities are COPYed into
+folded as the app folds them (``memory.text.fold``); the new entities are COPYed into
 ``memory_entity`` and the links INSERTed into ``memory_memoryentity`` as the owner role, with the
 enterprise set (RLS), for every loaded row whose turn names any.
 
@@ -137,7 +137,7 @@ class Names:
 
 def stage_names(conn: Any, place: Place, turns: Sequence[SampleTurn], per_turn: int) -> Names:
     """The names' entities (those the speakers do not already cover) and a staging table of links."""
-    from memory.services.memories import fold
+    from memory.text import fold
 
     speakers = frozenset(t.speaker for t in turns)
     per_turn_names = [names_in(t, speakers, per_turn) for t in turns]

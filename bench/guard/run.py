@@ -1,6 +1,7 @@
 """Memory Guard benchmark: `.venv/bin/python -m bench.guard.run` (pure Python, no Django, well under a minute).
 
-Measures, on the labelled public data in /work/shared/guard (see its README) and on LoCoMo:
+Measures, on the labelled public data shared with the project (its guard/ folder and README, not in this
+repository) and on LoCoMo:
 
 * secrets: recall on gitleaks' true-positive strings (overall and per rule), false positives on its
   false-positive strings, share of ordinary LoCoMo notes altered by redaction;

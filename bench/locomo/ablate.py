@@ -75,8 +75,8 @@ def bulk_load(tenant: BenchTenant, convs: Sequence[Conversation], *, chain: bool
     from accounts.models import Member, Project, Workspace
     from accounts.tenancy import tenant_context
     from memory.models import LinkKind, Memory, MemoryEntity, MemoryLink
+    from memory.services.archivist import embedding_text
     from memory.services.memories import entity_get_or_create
-    from memory.tasks import embedding_text
 
     turn_of: dict[str, str] = {}
     with tenant_context(enterprise_id=tenant.enterprise_id, door="bench"):

@@ -1,4 +1,4 @@
-"""LoCoMo as the protocol reads it (shared/bench/README.md), with speakers and session times kept.
+"""LoCoMo as the benchmark protocol reads it (shared with the project), with speakers and session times kept.
 
 One passage per dialog turn, ``"{speaker}: {text}"`` plus `` [shares {blip_caption}]``; gold = the
 normalised evidence ids (``bench.embeddings.run.normalise_gold``); questions left without gold are

@@ -189,7 +189,7 @@ def prefill_vectors(tenant: BenchTenant, convs: Sequence[Conversation]) -> int:
     from accounts.tenancy import tenant_context
     from bench.locomo.ablate import cached_vectors
     from memory.models import Memory
-    from memory.tasks import embedding_text
+    from memory.services.archivist import embedding_text
 
     texts = [f"{t.text[:500]}\n{t.text}".strip() for c in convs for t in c.turns]
     cached = cached_vectors(texts)

@@ -112,7 +112,7 @@ def embed_sample(turns: Sequence[SampleTurn], seed: int) -> tuple[Matrix, str, f
     """The real embedder's passage vectors for the archivist's text of each turn (cached)."""
     from memory.embedding import get_embedder
     from memory.models import Memory
-    from memory.tasks import embedding_text
+    from memory.services.archivist import embedding_text
 
     embedder = get_embedder()
     cache = OUT / f"sample-{embedder.name.replace('/', '_')}-{len(turns)}-{seed}.npy"
@@ -496,8 +496,8 @@ def in_process_measures(
     from memory.embedding import get_embedder
     from memory.models import Memory
     from memory.selectors import search as product
+    from memory.services.archivist import archivist_similar
     from memory.services.memories import MemoryDraft, _check_limits
-    from memory.tasks import archivist_similar
 
     embedder = get_embedder()
     timings: dict[str, list[float]] = {k: [] for k in ("embed_query", "text_sql", "vector_sql", "entity")}
@@ -572,7 +572,7 @@ def in_process_measures(
             plan = "\n".join(str(r[0]) for r in cursor.fetchall())
         out["vector_plan_uses_hnsw"] = HNSW_INDEX in plan
         out["vector_plan"] = [line[:160] for line in plan.splitlines()[:3]]
-        # The archivist's SIMILAR query (memory/tasks.py: archivist_similar), for a few memories.
+        # The archivist's SIMILAR query (memory/services/archivist.py: archivist_similar), for a few memories.
         sims = []
         for memory in (
             Memory.objects.filter(project_id=place.project_id)

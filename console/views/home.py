@@ -11,6 +11,7 @@ from accounts import access
 from accounts.selectors.console import enterprise_choices
 from accounts.services.targets import member_main_pause
 from console.decorators import SESSION_ENTERPRISE, console_view
+from console.types import ConsoleRequest
 
 
 class SignInView(auth_views.LoginView):
@@ -30,8 +31,8 @@ class SignOutView(auth_views.LogoutView):
 
 
 @console_view
-def home(request: HttpRequest) -> HttpResponse:
-    member = request.member  # type: ignore[attr-defined]
+def home(request: ConsoleRequest) -> HttpResponse:
+    member = request.member
     return render(
         request, "console/home.html", {"member": member, "may_write": access.member_may_write(member)}
     )
@@ -43,10 +44,10 @@ def _posted_enterprise(request: HttpRequest) -> str | None:
 
 @require_http_methods(["GET", "POST"])
 @console_view(enterprise_from=_posted_enterprise, auditor_may_post=True)
-def enterprises(request: HttpRequest) -> HttpResponse:
+def enterprises(request: ConsoleRequest) -> HttpResponse:
     """The enterprises this user belongs to; choosing one changes which the console shows."""
     if request.method == "POST":
-        request.session[SESSION_ENTERPRISE] = str(request.member.enterprise_id)  # type: ignore[attr-defined]
+        request.session[SESSION_ENTERPRISE] = str(request.member.enterprise_id)
         return redirect("console:home")
     choices = enterprise_choices(user_id=int(request.user.pk or 0))
     return render(request, "console/enterprises.html", {"choices": choices})
@@ -54,11 +55,11 @@ def enterprises(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @console_view
-def main_pause(request: HttpRequest) -> HttpResponse:
+def main_pause(request: ConsoleRequest) -> HttpResponse:
     """Main on or paused: while paused, connections not bound to a folder save to their own project."""
-    member = request.member  # type: ignore[attr-defined]
+    member = request.member
     member_main_pause(member=member, paused=request.POST.get("paused") == "1")
-    if request.htmx:  # type: ignore[attr-defined]
+    if request.htmx:
         return render(
             request,
             "console/home.html#main",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -13,16 +13,17 @@ from accounts.selectors.console import access_key_get, access_keys_list, project
 from accounts.services.keys import access_key_create, access_key_revoke
 from console.decorators import attempt, console_view, forbidden, may_manage, not_found, sees_everything
 from console.forms import KeyCreateForm
+from console.types import ConsoleRequest
 from memory.selectors.visibility import projects_readable
 
 
-def _writable_projects(request: HttpRequest) -> list[Any]:
-    member = request.member  # type: ignore[attr-defined]
+def _writable_projects(request: ConsoleRequest) -> list[Any]:
+    member = request.member
     return projects_writable(member=member, readable=projects_readable(member=member).order_by("slug"))
 
 
-def _page(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:
-    member = request.member  # type: ignore[attr-defined]
+def _page(request: ConsoleRequest, *, status: int = 200, **extra: Any) -> HttpResponse:
+    member = request.member
     everyone = sees_everything(request)
     context = {
         "keys": access_keys_list(member=member, everyone=everyone),
@@ -38,10 +39,10 @@ def _page(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpRespo
 
 @require_http_methods(["GET", "POST"])
 @console_view
-def keys(request: HttpRequest) -> HttpResponse:
+def keys(request: ConsoleRequest) -> HttpResponse:
     if request.method == "GET":
         return _page(request)
-    member = request.member  # type: ignore[attr-defined]
+    member = request.member
     writable = _writable_projects(request)
     form = KeyCreateForm(request.POST, projects=writable)
     if not form.is_valid():
@@ -70,14 +71,14 @@ def keys(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @console_view
-def key_revoke(request: HttpRequest, key_id: str) -> HttpResponse:
-    member = request.member  # type: ignore[attr-defined]
+def key_revoke(request: ConsoleRequest, key_id: str) -> HttpResponse:
+    member = request.member
     key = access_key_get(member=member, key_id=key_id, everyone=sees_everything(request))
     if key is None:
         return not_found(request, "This key does not exist.")
     if key.member_id != member.pk and not may_manage(request):
         return forbidden(request, "Only its owner or an admin can revoke this key.")
     access_key_revoke(key=key)
-    if request.htmx:  # type: ignore[attr-defined]
+    if request.htmx:
         return render(request, "console/keys.html#key_row", {"key": key, "may_create": True})
     return redirect("console:keys")

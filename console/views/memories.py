@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -13,11 +13,12 @@ from accounts import access
 from accounts.services.audit import audit_record
 from console.decorators import attempt, console_view, not_found
 from console.forms import CorrectionForm, ForgetForm, MemorySearchForm
-from memory.registry import ToolCall
+from console.types import ConsoleRequest
 from memory.selectors.browse import MemoryFilter, memory_browse, memory_page
 from memory.selectors.visibility import memory_get_visible, projects_readable
+from memory.services import corrections
 from memory.services.forgetting import memory_forget
-from memory.tools.update import UpdateMemoryIn, update_memory
+from memory.tools.update import UpdateMemoryIn, update_corrections
 
 GONE = "This memory does not exist, or you may not see it."
 
@@ -30,8 +31,8 @@ def _record_read(memory_ids: list[str]) -> None:
 
 @require_GET
 @console_view
-def memories(request: HttpRequest) -> HttpResponse:
-    member = request.member  # type: ignore[attr-defined]
+def memories(request: ConsoleRequest) -> HttpResponse:
+    member = request.member
     projects = list(projects_readable(member=member).order_by("slug"))
     form = MemorySearchForm(request.GET or None, projects=projects)
     result = None
@@ -54,12 +55,12 @@ def memories(request: HttpRequest) -> HttpResponse:
         _record_read([str(row.memory.pk) for row in result.rows])
     filtered = any(v for k, v in request.GET.items() if k != "q")
     context = {"form": form, "result": result, "filtered": filtered}
-    template = "console/memories.html#results" if request.htmx else "console/memories.html"  # type: ignore[attr-defined]
+    template = "console/memories.html#results" if request.htmx else "console/memories.html"
     return render(request, template, context, status=200 if result is not None else 400)
 
 
-def _page(request: HttpRequest, memory_id: str, *, status: int = 200, **extra: Any) -> HttpResponse:
-    member = request.member  # type: ignore[attr-defined]
+def _page(request: ConsoleRequest, memory_id: str, *, status: int = 200, **extra: Any) -> HttpResponse:
+    member = request.member
     page = memory_page(member=member, memory_id=memory_id)
     if page is None:
         return not_found(request, GONE)
@@ -80,58 +81,44 @@ def _page(request: HttpRequest, memory_id: str, *, status: int = 200, **extra: A
 
 @require_GET
 @console_view
-def memory(request: HttpRequest, memory_id: str) -> HttpResponse:
+def memory(request: ConsoleRequest, memory_id: str) -> HttpResponse:
     return _page(request, memory_id)
 
 
 @require_POST
 @console_view
-def memory_correct(request: HttpRequest, memory_id: str) -> HttpResponse:
-    """Corrections go through update_memory's own handler, as an agent's call would."""
-    member = request.member  # type: ignore[attr-defined]
+def memory_correct(request: ConsoleRequest, memory_id: str) -> HttpResponse:
+    """Corrections go through update_memory's own service, with the tool's own argument checks."""
+    member = request.member
     found = memory_get_visible(member=member, memory_id=memory_id)
     if found is None:
         return not_found(request, GONE)
     form = CorrectionForm(request.POST)
     if not form.is_valid():
         return _page(request, memory_id, correction_form=form, status=400)
-    call = ToolCall(
-        access_key=None,  # type: ignore[arg-type]
-        member=member,
-        project=found.project,
-        enterprise=member.enterprise,
-        surface="console",
-        request_id=uuid.uuid4().hex,
-    )
     try:
         arguments = UpdateMemoryIn.model_validate(form.arguments(event_id=str(found.pk)))
     except ValueError as exc:
         form.add_error(None, str(exc))
         return _page(request, memory_id, correction_form=form, status=422)
-    outcome, error = attempt(lambda: update_memory(call, arguments))
+    changes = update_corrections(arguments)
+    outcome, error = attempt(
+        lambda: corrections.memory_correct(member=member, key=None, memory_id=str(found.pk), changes=changes)
+    )
     if error is not None:
         form.add_error(None, error.message)
         return _page(request, memory_id, correction_form=form, status=error.http_status)
-    rejected = [
-        f"{r.item}: {r.reason}"
-        for name in (
-            "rejected_tags",
-            "rejected_entity_ids",
-            "rejected_prev_events",
-            "rejected_resolved_by",
-            "rejected_entity_renames",
-        )
-        for r in getattr(outcome, name) or []
-    ]
-    if rejected or request.htmx:  # type: ignore[attr-defined]
+    assert outcome is not None
+    rejected = [f"{r.item}: {r.reason}" for r in outcome.rejected()]
+    if rejected or request.htmx:
         return _page(request, memory_id, corrected=outcome, rejected=rejected)
     return redirect("console:memory", memory_id=found.pk)
 
 
 @require_POST
 @console_view
-def memory_forget_view(request: HttpRequest, memory_id: str) -> HttpResponse:
-    member = request.member  # type: ignore[attr-defined]
+def memory_forget_view(request: ConsoleRequest, memory_id: str) -> HttpResponse:
+    member = request.member
     found = memory_get_visible(member=member, memory_id=memory_id)
     if found is None:
         return not_found(request, GONE)

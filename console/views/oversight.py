@@ -7,13 +7,15 @@ import json
 from typing import Any
 
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.selectors.console import AuditFilter, audit_events_filtered, usage_overview
+from accounts.selectors.console import AuditFilter, audit_events_filtered
 from console.decorators import console_view, forbidden, may_manage, sees_everything
 from console.forms import AuditFilterForm, GuardFilterForm
+from console.selectors import usage_overview
+from console.types import ConsoleRequest
 from memory.guard import RULES_VERSION
 from memory.selectors.browse import GuardFilter, guard_events_list, guard_pending_count, guard_rescan_job
 from memory.selectors.visibility import projects_readable
@@ -39,7 +41,7 @@ def _progress_context(*, requested: bool = False) -> dict[str, Any]:
 
 @require_GET
 @console_view
-def guard(request: HttpRequest) -> HttpResponse:
+def guard(request: ConsoleRequest) -> HttpResponse:
     if not sees_everything(request):
         return forbidden(request, OVERSIGHT_ONLY.format(page="guard's records"))
     form = GuardFilterForm(request.GET or None)
@@ -55,7 +57,7 @@ def guard(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @console_view
-def guard_progress(request: HttpRequest) -> HttpResponse:
+def guard_progress(request: ConsoleRequest) -> HttpResponse:
     """The re-scan's progress, polled by htmx while the job runs (and reloaded by hand without it)."""
     if not sees_everything(request):
         return forbidden(request, OVERSIGHT_ONLY.format(page="guard's records"))
@@ -68,11 +70,11 @@ def guard_progress(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @console_view
-def guard_rescan(request: HttpRequest) -> HttpResponse:
+def guard_rescan(request: ConsoleRequest) -> HttpResponse:
     if not may_manage(request):
         return forbidden(request, "Only the enterprise's owners and admins start a re-scan.")
     guard_rescan_request()
-    if request.htmx:  # type: ignore[attr-defined]
+    if request.htmx:
         context = {"may_manage": True, **_progress_context(requested=True)}
         return render(request, "console/guard.html#progress", context)
     return redirect("/console/guard/?requested=1")
@@ -96,7 +98,7 @@ def _audit_filter(form: AuditFilterForm) -> AuditFilter:
 
 @require_GET
 @console_view
-def audit(request: HttpRequest) -> HttpResponse:
+def audit(request: ConsoleRequest) -> HttpResponse:
     if not sees_everything(request):
         return forbidden(request, OVERSIGHT_ONLY.format(page="audit trail"))
     form = AuditFilterForm(request.GET or None)
@@ -105,7 +107,7 @@ def audit(request: HttpRequest) -> HttpResponse:
     query = request.GET.copy()
     query.pop("page", None)
     context = {"form": form, "page": page, "query": query.urlencode()}
-    template = "console/audit.html#events" if request.htmx else "console/audit.html"  # type: ignore[attr-defined]
+    template = "console/audit.html#events" if request.htmx else "console/audit.html"
     return render(request, template, context)
 
 
@@ -116,7 +118,7 @@ class _Echo:
 
 @require_GET
 @console_view
-def audit_csv(request: HttpRequest) -> HttpResponse:
+def audit_csv(request: ConsoleRequest) -> HttpResponse:
     """The filtered audit trail as CSV (the same filters as the page; every matching event)."""
     if not sees_everything(request):
         return forbidden(request, OVERSIGHT_ONLY.format(page="audit trail"))
@@ -159,7 +161,7 @@ def audit_csv(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @console_view
-def usage(request: HttpRequest) -> HttpResponse:
-    member = request.member  # type: ignore[attr-defined]
+def usage(request: ConsoleRequest) -> HttpResponse:
+    member = request.member
     context = usage_overview(enterprise=member.enterprise, projects=projects_readable(member=member))
     return render(request, "console/usage.html", context)

@@ -11,13 +11,14 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from django import forms
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from console.decorators import attempt, console_view, forbidden, may_manage, not_found
 from console.forms import split_list
+from console.types import ConsoleRequest
 from memory.selectors.visibility import projects_readable
 from partners.selectors.links import PartnerLinkState, partner_links_list
 from partners.services import links as services
@@ -99,8 +100,8 @@ def _end_of(day: dt.date | None) -> dt.datetime | None:
     )
 
 
-def _list_page(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:
-    member = request.member  # type: ignore[attr-defined]
+def _list_page(request: ConsoleRequest, *, status: int = 200, **extra: Any) -> HttpResponse:
+    member = request.member
     context = {
         "rows": [(s, *link_summary(s)) for s in partner_links_list(enterprise_id=member.enterprise_id)],
         "my_org_id": member.enterprise_id,
@@ -113,12 +114,12 @@ def _list_page(request: HttpRequest, *, status: int = 200, **extra: Any) -> Http
 
 @require_http_methods(["GET", "POST"])
 @console_view
-def partners(request: HttpRequest) -> HttpResponse:
+def partners(request: ConsoleRequest) -> HttpResponse:
     if request.method == "GET":
         return _list_page(request)
     if not may_manage(request):
         return forbidden(request, ADMINS_ONLY)
-    member = request.member  # type: ignore[attr-defined]
+    member = request.member
     form = LinkRequestForm(request.POST)
     if not form.is_valid():
         return _list_page(request, form=form, status=400)
@@ -138,20 +139,20 @@ def partners(request: HttpRequest) -> HttpResponse:
     return redirect("console:partner", link_id=link.link_id)  # type: ignore[union-attr]
 
 
-def _state(request: HttpRequest, link_id: str) -> PartnerLinkState | None:
-    member = request.member  # type: ignore[attr-defined]
+def _state(request: ConsoleRequest, link_id: str) -> PartnerLinkState | None:
+    member = request.member
     return next(
         (s for s in partner_links_list(enterprise_id=member.enterprise_id) if str(s.link_id) == link_id), None
     )
 
 
-def _project_choices(request: HttpRequest) -> list[tuple[str, str]]:
-    member = request.member  # type: ignore[attr-defined]
+def _project_choices(request: ConsoleRequest) -> list[tuple[str, str]]:
+    member = request.member
     return [(str(p.pk), f"{p.name} ({p.slug})") for p in projects_readable(member=member).order_by("slug")]
 
 
 def _detail(
-    request: HttpRequest, state: PartnerLinkState, *, status: int = 200, **extra: Any
+    request: ConsoleRequest, state: PartnerLinkState, *, status: int = 200, **extra: Any
 ) -> HttpResponse:
     exposure = state.exposure or {}
     exposure_form = ExposureForm(
@@ -185,9 +186,9 @@ def _detail(
 Change = Callable[[], Any]
 
 
-def _change(request: HttpRequest, state: PartnerLinkState) -> Change | str:
+def _change(request: ConsoleRequest, state: PartnerLinkState) -> Change | str:
     """The service call a posted action stands for, or the form error to show."""
-    member = request.member  # type: ignore[attr-defined]
+    member = request.member
     link_id, action, post = state.link_id, request.POST.get("action", ""), request.POST
     simple = {
         "suspend": services.partner_link_suspend,
@@ -243,7 +244,7 @@ def _change(request: HttpRequest, state: PartnerLinkState) -> Change | str:
 
 @require_http_methods(["GET", "POST"])
 @console_view
-def partner(request: HttpRequest, link_id: str) -> HttpResponse:
+def partner(request: ConsoleRequest, link_id: str) -> HttpResponse:
     state = _state(request, link_id)
     if state is None:
         return not_found(request, "This partner link does not exist.")
@@ -257,6 +258,6 @@ def partner(request: HttpRequest, link_id: str) -> HttpResponse:
     _, error = attempt(change)
     if error is not None:
         return _detail(request, state, action_error=error.message, status=error.http_status)
-    if request.htmx:  # type: ignore[attr-defined]
+    if request.htmx:
         return _detail(request, _state(request, link_id) or state)
     return redirect("console:partner", link_id=state.link_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
@@ -12,7 +12,6 @@ from accounts import access
 from accounts.selectors.console import (
     members_list,
     project_get,
-    projects_overview,
     public_targets_elsewhere,
     teams_list,
     teams_overview,
@@ -28,13 +27,15 @@ from accounts.services.enterprises import project_grant
 from accounts.services.targets import member_main_set, project_publish, project_unpublish
 from console.decorators import attempt, console_view, forbidden, may_manage, not_found
 from console.forms import GrantForm, ProjectCreateForm, TeamCreateForm, TeamMemberForm
+from console.selectors import projects_overview
+from console.types import ConsoleRequest
 from memory.selectors.visibility import projects_readable
 
 ADMINS_ONLY = "Only the enterprise's owners and admins change projects and teams."
 
 
-def _page(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:
-    member = request.member  # type: ignore[attr-defined]
+def _page(request: ConsoleRequest, *, status: int = 200, **extra: Any) -> HttpResponse:
+    member = request.member
     teams = teams_list()
     members = members_list()
     context = {
@@ -52,12 +53,12 @@ def _page(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpRespo
 
 @require_http_methods(["GET", "POST"])
 @console_view
-def projects(request: HttpRequest) -> HttpResponse:
+def projects(request: ConsoleRequest) -> HttpResponse:
     if request.method == "GET":
         return _page(request)
     if not may_manage(request):
         return forbidden(request, ADMINS_ONLY)
-    member = request.member  # type: ignore[attr-defined]
+    member = request.member
     action = request.POST.get("action")
     if action == "create_project":
         form = ProjectCreateForm(request.POST, teams=teams_list())
@@ -104,8 +105,8 @@ def projects(request: HttpRequest) -> HttpResponse:
     return _page(request, action_error="Unknown action.", status=400)
 
 
-def _project_page(request: HttpRequest, project: Any, *, status: int = 200, **extra: Any) -> HttpResponse:
-    member = request.member  # type: ignore[attr-defined]
+def _project_page(request: ConsoleRequest, project: Any, *, status: int = 200, **extra: Any) -> HttpResponse:
+    member = request.member
     teams, members = teams_list(), members_list()
     [row] = projects_overview(projects=projects_readable(member=member).filter(pk=project.pk))
     context = {
@@ -122,8 +123,8 @@ def _project_page(request: HttpRequest, project: Any, *, status: int = 200, **ex
 
 @require_http_methods(["GET", "POST"])
 @console_view
-def project(request: HttpRequest, project_id: str) -> HttpResponse:
-    member = request.member  # type: ignore[attr-defined]
+def project(request: ConsoleRequest, project_id: str) -> HttpResponse:
+    member = request.member
     found = project_get(projects=projects_readable(member=member), project_id=project_id)
     if found is None:
         return not_found(request, "This project does not exist, or you may not see it.")
@@ -158,7 +159,7 @@ def project(request: HttpRequest, project_id: str) -> HttpResponse:
         if error is not None:
             form.add_error(None, error.message)
             return _project_page(request, found, grant_form=form, status=error.http_status)
-        if request.htmx:  # type: ignore[attr-defined]
+        if request.htmx:
             return _project_page(request, found, grant_form=GrantForm(teams=teams, members=members))
         return redirect("console:project", project_id=found.pk)
     return _project_page(request, found, action_error="Unknown action.", status=400)

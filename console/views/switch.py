@@ -12,11 +12,12 @@ from accounts.selectors.projects import project_active_target
 from accounts.services.targets import connection_retarget, member_main_set
 from accounts.switch_links import SwitchLinkExpired, SwitchLinkInvalid, switch_token_read
 from console.decorators import console_view, not_found
+from console.types import ConsoleRequest
 from memory.registry import TOOLSETS, registry
 
 
 @console_view
-def tools(request: HttpRequest) -> HttpResponse:
+def tools(request: ConsoleRequest) -> HttpResponse:
     """The tool catalogue, generated from the registry like MCP tools/list and the docs."""
     groups = [
         {"toolset": name, "about": about, "tools": [t for t in registry.all() if t.toolset == name]}
@@ -36,7 +37,7 @@ def _token_enterprise(request: HttpRequest, token: str) -> str | None:
 @require_http_methods(["GET", "POST"])
 # The view answers an auditor itself: "not found" for a link that is not theirs, else 403.
 @console_view(enterprise_from=_token_enterprise, auditor_may_post=True)
-def switch(request: HttpRequest, token: str) -> HttpResponse:
+def switch(request: ConsoleRequest, token: str) -> HttpResponse:
     try:
         link = switch_token_read(token)
     except SwitchLinkExpired:
@@ -51,7 +52,7 @@ def switch(request: HttpRequest, token: str) -> HttpResponse:
         )
     except SwitchLinkInvalid:
         return not_found(request, "This switch link is not valid.")
-    member = request.member  # type: ignore[attr-defined]
+    member = request.member
     if link.member_id != member.pk:
         return not_found(request, "This switch link is not valid.")
     target = switch_target_get(member=member, key_id=link.key_id, project_id=link.project_id)

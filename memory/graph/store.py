@@ -29,7 +29,7 @@ from memory.models import (
     MemoryTag,
     Tag,
 )
-from memory.services.memories import fold
+from memory.text import fold
 
 ME = MemoryEntity._meta.db_table
 MT = MemoryTag._meta.db_table

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cmp_to_key
 from typing import Any
 
-from memory.services.memories import fold
+from memory.text import fold
 
 
 @dataclass(frozen=True)

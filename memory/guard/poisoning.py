@@ -100,8 +100,9 @@ _FOLD = _fold_table()
 _FOLD_CHARS = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(_FOLD)) + "]")
 
 
-def fold(text: str) -> str:
-    """The base view: NFKC, invisible characters removed, lower case, accents and quotes folded."""
+def base_view(text: str) -> str:
+    """The base view the detectors read: NFKC, invisible characters removed, lower case, accents and
+    quotes folded (more than ``memory.text.fold`` does to a name: a view for matching, never stored)."""
     if text.isascii():
         return text.lower()
     low = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).lower()
@@ -2206,7 +2207,7 @@ def _poisoning(text: str, depth: int) -> str | None:
         return None
     nfkc = unicodedata.normalize("NFKC", text)
     smuggled, hidden_texts = _hidden_payloads(text) if depth == 0 else (False, [])
-    view = fold(text)
+    view = base_view(text)
     reason = _scan_text(view, _INVISIBLE.sub("", nfkc))
     if reason is not None:
         return reason

@@ -21,7 +21,8 @@ from django.db import DatabaseError
 
 from memory.embedding import similarity_floor
 from memory.models import LinkKind, Memory, MemoryLink, Status
-from memory.selectors.search import ReadScope, hybrid_rank, memories_by_ids, query_words, scoped_memories
+from memory.selectors.search import ReadScope, hybrid_rank, memories_by_ids, scoped_memories
+from memory.text import query_words
 
 logger = logging.getLogger(__name__)
 

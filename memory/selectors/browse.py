@@ -15,7 +15,7 @@ from memory.models import GuardEvent, Memory
 from memory.selectors.graph import surroundings
 from memory.selectors.search import hybrid_rank
 from memory.selectors.visibility import memories_visible, memory_get_visible
-from memory.services.memories import fold
+from memory.text import fold
 
 BROWSE_LIMIT = 50
 

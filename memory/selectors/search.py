@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -28,7 +27,7 @@ from memory.embedding import Embedder, EmbedderUnavailable, get_embedder
 from memory.lookups import array_literal
 from memory.models import Entity, Layer, LinkKind, Memory, Visibility
 from memory.selectors.visibility import memories_visible
-from memory.services.memories import fold
+from memory.text import WORD, fold
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +41,6 @@ NEIGHBOUR_WEIGHT = 0.5
 NAMED_ENTITY_BOOST = 0.5
 CHANNEL_DEPTH = 100
 VECTOR_DIM = 384
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -142,10 +140,6 @@ def visible_sql(memories: QuerySet[Memory] | VisibleSQL) -> VisibleSQL:
     except FullResultSet:
         return VisibleSQL("TRUE", ())
     return VisibleSQL(sql or "TRUE", tuple(params))
-
-
-def query_words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.casefold()) if len(w) > 1 or not w.isascii()]
 
 
 # BM25 (Robertson/Sparck Jones idf as in Lucene; k1 and b at their textbook values, not tuned).
@@ -334,7 +328,7 @@ def entities_in(text: str) -> list[Entity]:
     ``few_links``, whether it is on at most ``ENTITY_CHANNEL_MAX_LINKS`` memories (the entity channel's
     test, read here at most MAX + 1 links of each).
     """
-    words = [fold(w) for w in _WORD.findall(text)]
+    words = [fold(w) for w in WORD.findall(text)]
     grams = {" ".join(words[i : i + n]) for n in range(1, 5) for i in range(len(words) - n + 1)}
     grams = {g for g in grams if len(g) >= 2}
     if not grams:

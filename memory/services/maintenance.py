@@ -14,7 +14,7 @@ from accounts.services.audit import audit_record
 from memory.embedding import get_embedder
 from memory.guard import RULES_VERSION, guard_check
 from memory.models import GuardEvent, Memory
-from memory.tasks import embedding_text
+from memory.services.archivist import embedding_text
 
 BATCH = 64
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -32,6 +31,9 @@ from memory.models import (
 )
 from memory.selectors.visibility import memories_reachable
 from memory.services.guarding import Scanned, guard_fields, guard_record_redactions
+from memory.services.locks import project_write_lock
+from memory.tasks import archivist_drain
+from memory.text import fold
 
 PROJECT_LIMIT = "project memory limit exceeded"
 WORKSPACE_LIMIT = "maximum number of memories exceeded for workspace"
@@ -73,21 +75,6 @@ class MemoryDraft:
     entities: list[tuple[str, str]] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     prev: Memory | None = None
-
-
-def fold(name: str) -> str:
-    """The key two spellings share when they are the same name: case and full-width folded."""
-    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
-
-
-def project_write_lock(*, project_id: uuid.UUID) -> None:
-    """The project's write lock, to the end of the transaction.
-
-    One writer per project at a time: limits and fact_key versions stay exact under concurrency. The
-    archivist's drain takes it too, while it resets the project's wake (archivist_wake).
-    """
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"memory-write:{project_id}"])
 
 
 def _check_limits(draft: MemoryDraft) -> None:
@@ -365,7 +352,5 @@ def archivist_wake(*, project: Project) -> bool:
         )
         woke = cursor.fetchone() is not None
     if woke:
-        from memory.tasks import archivist_drain
-
         enqueue(archivist_drain, enterprise_id=str(project.enterprise_id), project_id=str(project.pk))
     return woke

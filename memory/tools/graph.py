@@ -17,6 +17,7 @@ from memory.graph.parser import MAX_QUERY_CHARS
 from memory.registry import ToolCall, ToolSpec, registry
 from memory.selectors.search import scope_for_key, scoped_memories
 from memory.tools.common import QUERY_MAX, Closed, stated
+from memory.tools.json_value import JsonCell
 
 # Bounds on params (the graph validator then judges their types: a refusal there is blocked_by params).
 # A text is at most a search sentence; a list is far longer than any cap it could feed (ids: takes 200);
@@ -174,7 +175,7 @@ class Budget(Closed):
 
 class GraphQueryOut(Closed):
     columns: list[str] | None = Field(default=None, description="Column names, in RETURN order.")
-    rows: list[list[Any]] | None = Field(
+    rows: list[list[JsonCell]] | None = Field(
         default=None,
         description="Rows, each a list in column order. An Event is {id, summary, timestamp, order_index}, "
         "an Entity {id, name, type}, a Tag {id, name}, a relation {type, ...its properties}.",
@@ -231,7 +232,8 @@ def _caps() -> Caps:
     )
 
 
-def _answer(answer: Answer) -> GraphQueryOut:
+def graph_query_out(answer: Answer) -> GraphQueryOut:
+    """The output of an answered graph query (query_memory_graph's, and the partner graph's home part)."""
     start = answer.start
     return GraphQueryOut(
         columns=answer.columns,
@@ -288,7 +290,7 @@ def query_memory_graph(call: ToolCall, args: GraphQueryIn) -> GraphQueryOut:
             }
         )
     call.read_ids = answer.read_ids
-    return _answer(answer)
+    return graph_query_out(answer)
 
 
 DESCRIPTION = (

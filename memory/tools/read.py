@@ -8,21 +8,20 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from datetime import timedelta
 from typing import Annotated, Any
 
 from django.contrib.auth.models import User
 from django.db.models import Q
-from django.utils import timezone
 from pydantic import ConfigDict, Field, model_validator
 
 from accounts.errors import Unprocessable
 from accounts.models import Member, Team
-from memory.models import Entity, EntityRename, LinkKind, Memory, MemoryEntity, MemoryLink, MemoryTag, Tag
+from memory.models import LinkKind
 from memory.registry import ToolCall, ToolSpec, registry
+from memory.selectors.connections import memory_connections
 from memory.selectors.graph import Surroundings, shared_categories, surroundings
 from memory.selectors.search import ReadScope, hybrid_rank, memories_by_ids, scope_for_key, scoped_memories
-from memory.services.memories import fold
+from memory.selectors.timeline import TimelineEntry, entity_events_list, timeline_list
 from memory.tools.common import (
     LABEL_MAX,
     NAME_LOOKUP_MAX,
@@ -36,7 +35,6 @@ from memory.tools.common import (
 )
 
 MAX_OFFSET = 200
-TIMELINE_COUNT_CAP = 10_000
 # list_memory_timeline's days: a century reaches every memory worth a timeline; more is clamped to it
 # (10**9 days would not fit a date).
 MAX_DAYS = 36_500
@@ -481,19 +479,17 @@ class TimelineOut(Closed):
     searched_scope: SearchedScope = Field(description="The scope the server searched.")
 
 
-def _timeline_events(memories: list[Memory]) -> list[TimelineEvent]:
-    ids = [m.pk for m in memories]
-    around = surroundings(ids, visible_ids=set(ids))
+def _timeline_events(entries: list[TimelineEntry]) -> list[TimelineEvent]:
     return [
         TimelineEvent(
-            event_id=str(m.pk),
-            summary=m.summary or m.content[:200],
-            timestamp=m.timestamp.isoformat(),
-            tags=around.tags.get(m.pk, []),
-            entities=[n for _, n, _ in around.entities.get(m.pk, [])],
-            project=m.project.slug,
+            event_id=str(e.memory.pk),
+            summary=e.memory.summary or e.memory.content[:200],
+            timestamp=e.memory.timestamp.isoformat(),
+            tags=e.tags,
+            entities=e.entities,
+            project=e.memory.project.slug,
         )
-        for m in memories
+        for e in entries
     ]
 
 
@@ -502,41 +498,16 @@ def list_memory_timeline(call: ToolCall, args: TimelineIn) -> TimelineOut:
         raise Unprocessable("days must be 1 or more", code="invalid_days")
     limit = clamp(args.limit, 1, 200)
     scope = _read_scope(call)
-    memories = scoped_memories(scope)
-    anchor: dict[str, Any] | None = None
-    mode = "domain"
-    if args.entity_id is not None:
-        entity = Entity.objects.filter(pk=args.entity_id).first()
-        if entity is None:
-            raise Unprocessable(
-                "entity_id names no entity: find one with find_memories_by_entity", code="entity_unknown"
-            )
-        related = _entity_family([entity])
-        memories = memories.filter(pk__in=MemoryEntity.objects.filter(entity__in=related).values("memory_id"))
-        anchor, mode = {"entity_id": entity.pk, "name": entity.name, "type": entity.type}, "entity"
-    if args.cg_id is not None:
-        group = Tag.objects.filter(pk=args.cg_id).first()
-        if group is None:
-            raise Unprocessable(
-                "cg_id names no tag group: take one from a search's hint.categories", code="tag_group_unknown"
-            )
-        under = MemoryTag.objects.filter(Q(tag__path=group.path) | Q(tag__path__startswith=f"{group.path}/"))
-        memories = memories.filter(pk__in=under.values("memory_id"))
-        anchor = {**(anchor or {}), "cg_id": group.pk, "tag_group": group.path}
-        mode = "tag_group" if mode == "domain" else "entity_and_tag_group"
-    if args.days is not None:
-        memories = memories.filter(timestamp__gte=timezone.now() - timedelta(days=args.days))
-    # Counting stops at the cap: an exact count of a large domain reads every visible memory.
-    total = memories.values("pk")[:TIMELINE_COUNT_CAP].count()
-    latest = list(memories.select_related("project").order_by("-timestamp", "-created_at")[:limit])
-    latest.reverse()
-    call.read_ids = [str(m.pk) for m in latest]
+    timeline = timeline_list(
+        scope=scope, entity_id=args.entity_id, cg_id=args.cg_id, days=args.days, limit=limit
+    )
+    call.read_ids = [str(e.memory.pk) for e in timeline.entries]
     return TimelineOut(
-        mode=mode,
-        anchor=Anchor(**anchor) if anchor else None,
-        events=_timeline_events(latest),
-        total=total,
-        truncated=total > limit,
+        mode=timeline.mode,
+        anchor=Anchor(**timeline.anchor) if timeline.anchor else None,
+        events=_timeline_events(timeline.entries),
+        total=timeline.total,
+        truncated=timeline.total > limit,
         searched_scope=SearchedScope(**scope.describe()),
     )
 
@@ -553,23 +524,6 @@ EXACTLY_ONE_OF_NAME_OR_ID: dict[str, Any] = {
     "then": {"properties": {"entity_id": {"type": "null"}}},
     "else": {"required": ["entity_id"], "properties": {"entity_id": {"type": "integer"}}},
 }
-
-
-def _entity_family(entities: list[Entity]) -> list[Entity]:
-    """The entities and everything recorded as a rename of them, both ways."""
-    family = {e.pk: e for e in entities}
-    frontier = list(family)
-    while frontier:
-        renames = EntityRename.objects.filter(Q(old_id__in=frontier) | Q(new_id__in=frontier)).select_related(
-            "old", "new"
-        )
-        frontier = []
-        for rename in renames:
-            for entity in (rename.old, rename.new):
-                if entity.pk not in family:
-                    family[entity.pk] = entity
-                    frontier.append(entity.pk)
-    return list(family.values())
 
 
 class EntityByIn(Closed):
@@ -621,38 +575,33 @@ class EntityByOut(Closed):
 def find_memories_by_entity(call: ToolCall, args: EntityByIn) -> EntityByOut:
     if (args.name is None) == (args.entity_id is None):
         raise Unprocessable(ONE_OF_NAME_OR_ID, code="invalid_arguments")
-    entity = (
-        Entity.objects.filter(pk=args.entity_id).first()
-        if args.entity_id is not None
-        else Entity.objects.filter(key=fold(args.name or "")).first()
+    limit, offset = clamp(args.limit, 1, 100), max(0, args.offset)
+    found = entity_events_list(
+        scope=_read_scope(call),
+        entity_id=args.entity_id,
+        name=args.name,
+        limit=limit,
+        offset=offset,
     )
+    entity = found.entity
     if entity is None:
-        key = fold(args.name or "")
-        near = Entity.objects.filter(key__contains=key)[:5] if len(key) >= 2 else []
         return EntityByOut(
             entity=None,
             also_known_as=[],
             events=[],
             total=0,
-            candidates=[EntityOut(id=e.pk, name=e.name, type=e.type) for e in near],
+            candidates=[EntityOut(id=e.pk, name=e.name, type=e.type) for e in found.candidates or []],
         )
-    family = _entity_family([entity])
-    memories = scoped_memories(_read_scope(call)).filter(
-        pk__in=MemoryEntity.objects.filter(entity__in=family).values("memory_id")
-    )
-    total = memories.count()
-    limit, offset = clamp(args.limit, 1, 100), max(0, args.offset)
-    page = list(
-        memories.select_related("project").order_by("timestamp", "created_at")[offset : offset + limit]
-    )
-    call.read_ids = [str(m.pk) for m in page]
+    call.read_ids = [str(e.memory.pk) for e in found.entries]
     fields: dict[str, Any] = {
         "entity": EntityOut(id=entity.pk, name=entity.name, type=entity.type),
-        "also_known_as": [EntityOut(id=e.pk, name=e.name, type=e.type) for e in family if e.pk != entity.pk],
-        "events": _timeline_events(page),
-        "total": total,
+        "also_known_as": [
+            EntityOut(id=e.pk, name=e.name, type=e.type) for e in found.family if e.pk != entity.pk
+        ],
+        "events": _timeline_events(found.entries),
+        "total": found.total,
     }
-    if offset + limit < total:
+    if offset + limit < found.total:
         fields["continuation"] = Continuation(offset=offset + limit)
     return EntityByOut(**fields)
 
@@ -696,72 +645,24 @@ def find_memory_connections(call: ToolCall, args: ConnectionsIn) -> ConnectionsO
     if not args.sentence.strip():
         raise Unprocessable("sentence must not be empty", code="query_empty")
     scope = _read_scope(call)
-    memories = scoped_memories(scope)
-    ranked = hybrid_rank(memories=memories, query=args.sentence, depth=50, project_ids=scope.project_ids)
-    starts = ranked.ids[:5]
-    visible = memories
-    weights = {start: 1.0 / (i + 1) for i, start in enumerate(starts)}
-    score: dict[uuid.UUID, float] = {}
-    reached: dict[uuid.UUID, list[Reach]] = {}
-
-    def reach(
-        target: uuid.UUID, via: str, start: uuid.UUID, weight: float, detail: str | None = None
-    ) -> None:
-        if target in weights:
-            return
-        score[target] = score.get(target, 0.0) + weights[start] * weight
-        reached.setdefault(target, []).append(Reach(via=via, from_event=str(start), detail=detail))
-
-    for start_id, entity_id, name in MemoryEntity.objects.filter(memory_id__in=starts).values_list(
-        "memory_id", "entity_id", "entity__name"
-    ):
-        for other in (
-            visible.filter(entity_links__entity_id=entity_id)
-            .exclude(pk=start_id)
-            .values_list("pk", flat=True)[:50]
-        ):
-            reach(other, "entity", start_id, 1.0, name)
-    links = MemoryLink.objects.filter(
-        Q(src_id__in=starts) | Q(dst_id__in=starts), revoked_at__isnull=True
-    ).values_list("kind", "src_id", "dst_id", "score", "relation")
-    allowed = set(
-        visible.filter(Q(links_in__src_id__in=starts) | Q(links_out__dst_id__in=starts)).values_list(
-            "pk", flat=True
-        )
-    )
-    via_of = {
-        LinkKind.NEXT: "sequence",
-        LinkKind.SIMILAR: "similar",
-        LinkKind.DUPLICATE: "similar",
-        LinkKind.RESOLVED_BY: "resolved_by",
-    }
-    for kind, src, dst, link_score, relation in links:
-        if kind not in via_of:
-            continue
-        start, other = (src, dst) if src in weights else (dst, src)
-        if other in allowed:
-            reach(
-                other,
-                via_of[kind],
-                start,
-                0.8 if kind == LinkKind.NEXT else float(link_score or 0.7),
-                relation or None,
-            )
-    ordered = sorted(score, key=lambda pk: (-score[pk], str(pk)))[: clamp(args.limit, 1, 50)]
-    found = memories_by_ids(ordered)
+    found = memory_connections(scope=scope, sentence=args.sentence, limit=clamp(args.limit, 1, 50))
+    rows, scores = found.memories, found.scores
     connections = [
         Connected(
             event_id=str(pk),
-            summary=found[pk].summary or found[pk].content[:200],
-            timestamp=found[pk].timestamp.isoformat(),
-            score=round(score[pk], 4),
-            reached_by=reached[pk],
+            summary=rows[pk].summary or rows[pk].content[:200],
+            timestamp=rows[pk].timestamp.isoformat(),
+            score=round(scores.score[pk], 4),
+            reached_by=[
+                Reach(via=r.via, from_event=str(r.from_event), detail=r.detail) for r in scores.reached[pk]
+            ],
         )
-        for pk in ordered
-        if pk in found
+        for pk in found.ranked
+        if pk in rows
     ]
-    call.read_ids = [str(s) for s in starts] + [c.event_id for c in connections]
-    return ConnectionsOut(sentence=args.sentence, starts=[str(s) for s in starts], connections=connections)
+    starts = [str(s) for s in found.starts]
+    call.read_ids = starts + [c.event_id for c in connections]
+    return ConnectionsOut(sentence=args.sentence, starts=starts, connections=connections)
 
 
 # --- registration ------------------------------------------------------------------------------

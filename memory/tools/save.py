@@ -19,7 +19,8 @@ from memory.models import Entity, Tag
 from memory.registry import ToolCall, ToolSpec, registry
 from memory.selectors.visibility import memory_get_visible
 from memory.services.idempotency import idempotent
-from memory.services.memories import MemoryDraft, fold, memory_create
+from memory.services.memories import MemoryDraft, memory_create
+from memory.text import fold, normal_tag, tag_rejection
 from memory.tools.common import (
     ID_MAX,
     ITEMS_MAX,
@@ -38,21 +39,12 @@ MAX_CONTENT = 50_000
 MAX_PAYLOAD_TEXT = 1_000_000
 MAX_TIMESTAMP = 64
 MAX_SOURCE_ADDRESS = 2_000  # a URL, a path, a message id
-MAX_TAG = 64
 TRUNCATION_MARKERS = re.compile(
     r"(\[\s*(?:\.\.\.|…)?\s*(?:output |content |text |message |response )?truncated[^\]\n]{0,60}\]"
     r"|<\s*truncated\s*/?>|\(\s*(?:output |content |text )?truncated[^)\n]{0,60}\)"
     r"|\[\s*(?:\.\.\.|…)\s*\]|\.\.\.\s*\[\s*\d+ (?:more )?(?:lines|characters|chars|bytes)[^\]\n]{0,40}\]"
     r"|<\s*\d+ (?:lines|characters|chars|bytes) (?:omitted|truncated)\s*>)",
     re.IGNORECASE,
-)
-_UUID = re.compile(r"^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$", re.I)
-_HASH = re.compile(r"^(?:sha\d*[:-]|md5[:-])?[0-9a-f]{12,}$", re.I)
-_NUMERIC_ID = re.compile(r"^#?\d{3,}$")
-_DATE = re.compile(
-    r"^(?:\d{4}[-/.]\d{1,2}(?:[-/.]\d{1,2})?(?:t[\d:.]+z?)?|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|q[1-4][-/ ]?\d{4}|\d{4}[-/ ]?q[1-4]"
-    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*[-/ ]?\d{2,4})$",
-    re.I,
 )
 
 
@@ -226,28 +218,6 @@ class SaveMemoryOut(Closed):
     vector_pending: bool = Field(
         description="True until the archivist has embedded the event: it is searchable by text at once and by meaning seconds later."
     )
-
-
-def tag_rejection(tag: str) -> str | None:
-    leaf = tag.rsplit("/", 1)[-1]
-    if not leaf:
-        return "empty tag"
-    if len(tag) > MAX_TAG:
-        return f"longer than {MAX_TAG} characters: tags are short paths"
-    if _UUID.match(leaf):
-        return "looks like an id: ids belong in the content or summary, not in tags"
-    if _HASH.match(leaf):
-        return "looks like a hash: hashes belong in the content, not in tags"
-    if _NUMERIC_ID.match(leaf):
-        return "looks like a numeric id: ids belong in the content or summary, not in tags"
-    if _DATE.match(leaf):
-        return "looks like a date: the event's timestamp carries time, not tags"
-    return None
-
-
-def normal_tag(tag: str) -> str:
-    parts = [re.sub(r"\s+", "-", p.strip().lower()) for p in tag.strip().strip("/").split("/")]
-    return "/".join(p for p in parts if p)
 
 
 def tag_tree(limit: int = 300) -> list[TagNode]:

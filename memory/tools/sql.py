@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from django.db import connection
 from pydantic import Field
@@ -18,6 +18,7 @@ from memory.selectors.sql import (
     sql_run,
 )
 from memory.tools.common import Clamped, Closed, stated
+from memory.tools.json_value import JsonCell
 
 COLUMN_MEANINGS = {
     "id": "Identifier.",
@@ -84,7 +85,7 @@ class SqlIn(Closed):
 
 class SqlOut(Closed):
     columns: list[str] = Field(description="Column names, in order.")
-    rows: list[list[Any]] = Field(description="The rows, each a list in column order.")
+    rows: list[list[JsonCell]] = Field(description="The rows, each a list in column order.")
     row_count: int = Field(description="How many rows came back.")
     truncated: bool = Field(description="True when max_rows cut the result.")
 

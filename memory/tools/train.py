@@ -2,38 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field
 
-from accounts import access
-from accounts.errors import Forbidden, LimitExceeded, NotFound, Unprocessable
-from accounts.services.workspaces import workspace_get_or_create
-from memory.models import Layer, LinkKind, Memory, MemoryLink, Status, Task, TaskVersion
+from memory.models import Memory
 from memory.registry import ToolCall, ToolSpec, registry
-from memory.selectors.visibility import memory_get_visible
 from memory.services.idempotency import idempotent
-from memory.services.memories import MemoryDraft, memory_create
+from memory.services.training import KINDS, TRAIN_LAYERS, Trained, memory_train, memory_train_check
 from memory.tools.common import ID_MAX, Closed, stated
 
-TRAIN_LAYERS = ("task", "member", "role", "team", "enterprise")
-RESERVED_PREFIXES = ("team:", "gate:")
-LAYER_VISIBILITY = {
-    "task": "project",
-    "member": "author",
-    "role": "enterprise",
-    "team": "team",
-    "enterprise": "enterprise",
-}
-NO_TASK = (
-    "memory.train runs inside a task: call it with a run key (bound to a task) or through "
-    "POST /v1/tasks/<taskId>/memory/train"
-)
-NEAR_DUPLICATE = 0.6
-
-
-KINDS = ("fact", "inference", "preference", "correction")
 # A note is one finding: three times what a run's ask result holds (6,000 characters). A document
 # belongs in remember or save_memory.
 MAX_BODY = 20_000
@@ -129,152 +107,34 @@ def _entry(note: Memory) -> Entry:
     )
 
 
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"\w+", text.casefold()))
-
-
-def _task(call: ToolCall) -> Task:
-    if not call.task_id:
-        raise Unprocessable(NO_TASK, code="no_task")
-    task = Task.objects.select_related("project", "team").filter(pk=call.task_id).first()
-    if task is None or not access.task_may_read(member=call.member, key=call.access_key, task=task):
-        raise NotFound("task not found", code="not_found")
-    if not access.task_may_run(member=call.member, key=call.access_key, task=task):
-        raise Forbidden(access.TASK_RUN_DENIED, code="task_write_denied")
-    return task
-
-
-def _grant(task: Task, layer: str, event_id: str | None) -> bool:
-    if task.is_clone or not event_id:
-        return False
-    version = TaskVersion.objects.filter(task=task).order_by("-number").first()
-    grants = version.grants if version else []
-    return any(g.get("layer") == layer and event_id.startswith(str(g.get("prefix", "\0"))) for g in grants)
-
-
-def _check_layer(task: Task, layer: str, event_id: str | None) -> None:
-    if layer not in TRAIN_LAYERS:
-        raise Unprocessable(f"layer must be one of {', '.join(TRAIN_LAYERS)}", code="invalid_layer")
-    if event_id and event_id.startswith(RESERVED_PREFIXES):
-        raise Unprocessable(
-            f"source event ids starting with {' or '.join(RESERVED_PREFIXES)} are reserved and always refused",
-            code="reserved_event_id",
-        )
-    if layer in ("member", "role") and task.is_clone:
-        raise Unprocessable(
-            f"the {layer} layer is written only from an original task, never a clone", code="layer_denied"
-        )
-    if layer in ("team", "enterprise") and not _grant(task, layer, event_id):
-        raise Unprocessable(
-            f"the {layer} layer needs this task version's grant, a source.eventId starting with the granted prefix, "
-            "and an original task",
-            code="layer_denied",
-        )
-
-
-def _may_retire(task: Task, old: Memory, layer: str) -> bool:
-    if old.layer in (Layer.TEAM, Layer.ENTERPRISE):
-        return _grant(task, old.layer, old.source_event_id)
-    return old.layer == layer and (old.layer != Layer.TASK or old.task_id == task.pk)
+def _out(trained: Trained) -> TrainOut:
+    return TrainOut(
+        status=trained.status,
+        entry=_entry(trained.note) if trained.note is not None else None,
+        usage=Usage(
+            notesStored=trained.stored, notesRetired=trained.retired, nearDuplicates=trained.near_duplicates
+        ),
+        reason=trained.reason,
+    )
 
 
 def train(call: ToolCall, args: TrainIn) -> TrainOut:
-    task = _task(call)
-    body = args.body.strip()
-    if not body:
-        raise Unprocessable("body must not be empty", code="body_empty")
-    if args.kind not in ("fact", "inference", "preference", "correction"):
-        raise Unprocessable("kind must be fact, inference, preference or correction", code="invalid_kind")
-    event_id = args.source.eventId if args.source else None
-    _check_layer(task, args.layer, event_id)
-    old = None
-    if args.supersedes is not None:
-        if args.kind != "correction":
-            raise Unprocessable("supersedes needs kind correction", code="supersedes_needs_correction")
-        old = memory_get_visible(member=call.member, key=call.access_key, memory_id=args.supersedes.entryId)
-        if old is None:
-            raise NotFound("supersedes names an entry that does not exist", code="not_found")
-        if not _may_retire(task, old, args.layer):
-            raise Unprocessable(
-                "this call may not retire that entry: it is in a layer this call cannot write",
-                code="supersede_denied",
-            )
+    note = memory_train_check(
+        member=call.member,
+        key=call.access_key,
+        task_id=call.task_id,
+        body=args.body,
+        layer=args.layer,
+        kind=args.kind,
+        source_event_id=args.source.eventId if args.source else None,
+        source_revision=args.source.revision if args.source else None,
+        supersedes_id=args.supersedes.entryId if args.supersedes is not None else None,
+    )
 
     def produce() -> TrainOut:
-        same_layer = Memory.objects.filter(task=task, layer=args.layer, forgotten_at__isnull=True).exclude(
-            status=Status.SUPERSEDED
-        )
-        if args.layer in ("member",):
-            same_layer = same_layer.filter(author=call.member)
-        normal = " ".join(body.casefold().split())
-        recent = list(same_layer.order_by("-created_at")[:200])
-        for note in recent:
-            if " ".join(note.content.casefold().split()) == normal and old is None:
-                return TrainOut(
-                    status="retained",
-                    entry=_entry(note),
-                    usage=Usage(notesStored=0, notesRetired=0, nearDuplicates=0),
-                )
-        words = _words(body)
-        # The note a correction retires is being replaced, not consolidated with.
-        near = [
-            n
-            for n in recent
-            if (old is None or n.pk != old.pk)
-            and words
-            and len(words & _words(n.content)) / len(words | _words(n.content)) >= NEAR_DUPLICATE
-        ]
-        role = call.member.roles.order_by("name").first() if args.layer == "role" else None
-        if args.layer == "role" and role is None:
-            raise Unprocessable("the role layer needs a role, and this member holds none", code="no_role")
-        workspace = workspace_get_or_create(project=task.project, name=f"task-{task.pk}")
-        try:
-            note = memory_create(
-                draft=MemoryDraft(
-                    project=task.project,
-                    workspace=workspace,
-                    author=call.member,
-                    access_key=call.access_key,
-                    content=body,
-                    summary=body[:500],
-                    kind=args.kind,
-                    layer=args.layer,
-                    visibility=LAYER_VISIBILITY[args.layer],
-                    source="run",
-                    source_event_id=event_id,
-                    source_event_revision=args.source.revision if args.source else None,
-                    team=task.team or task.project.team,
-                    task=task,
-                    role=role,
-                    supersedes=old,
-                ),
-                tool="memory.train",
-            )
-        except LimitExceeded as exc:
-            return TrainOut(
-                status="failed",
-                entry=None,
-                usage=Usage(notesStored=0, notesRetired=0, nearDuplicates=0),
-                reason=exc.message,
-            )
-        retired = 0
-        if old is not None and old.status != Status.SUPERSEDED:
-            Memory.objects.filter(pk=old.pk).update(status=Status.SUPERSEDED)
-            retired = 1
-        for other in near:
-            MemoryLink.objects.get_or_create(
-                enterprise_id=note.enterprise_id,
-                kind=LinkKind.DUPLICATE,
-                src=note,
-                dst=other,
-                defaults={"by_archivist": False},
-            )
-        return TrainOut(
-            status="consolidating" if near else "accepted",
-            entry=_entry(note),
-            usage=Usage(notesStored=1, notesRetired=retired, nearDuplicates=len(near)),
-        )
+        return _out(memory_train(note=note, member=call.member, key=call.access_key))
 
+    task = note.task
     arguments: dict[str, Any] = args.model_dump()
     if args.source is not None:
         return idempotent(

@@ -6,27 +6,15 @@ cannot be done comes back in the matching ``rejected_*`` list with a reason.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from django.utils import timezone
 from pydantic import Field
 
-from accounts import access
-from accounts.errors import NotFound
-from accounts.services.audit import audit_record
-from accounts.tasks import enqueue
-from memory.models import Entity, EntityRename, LinkKind, Memory, MemoryEntity, MemoryLink, MemoryTag, Tag
+from memory.models import Entity
 from memory.registry import ToolCall, ToolSpec, registry
-from memory.selectors.visibility import memory_get_visible
-from memory.services.guarding import guard_fields
-from memory.services.memories import entity_get_or_create, fold, link_tags
+from memory.services.corrections import Corrections, Refusal, memory_correct
 from memory.tools.common import ID_MAX, ITEMS_MAX, NAME_LOOKUP_MAX, TAG_MAX, TAGS_MAX, Closed, RowId
-from memory.tools.save import EntityIn, TagPath, normal_tag, tag_rejection
-
-REGISTERED_APPS = ("plan", "novel", "expectation", "intent")
-CONFLICTING = "conflicting_request"
-NOT_FOUND = "memory not found"
-
+from memory.tools.save import EntityIn, TagPath
 
 EventId = Annotated[str, Field(max_length=ID_MAX)]
 # An entity by name or id (a lookup: any stored spelling).
@@ -111,7 +99,9 @@ class UpdateMemoryIn(Closed):
 
 
 class Rejected(Closed):
-    item: Any = Field(description="The item as given.")
+    item: int | str | dict[str, str] = Field(
+        description="The item as given: an entity id, a tag or event id, or {event_id, relation} / {old, new}."
+    )
     reason: str = Field(description="Why it was not applied.")
 
 
@@ -174,274 +164,74 @@ class UpdateMemoryOut(Closed):
     )
 
 
-def _entity_by_ref(ref: str | int) -> Entity | None:
-    text = str(ref).strip()
-    if text.isdigit():
-        found = Entity.objects.filter(pk=int(text)).first()
-        if found is not None:
-            return found
-    return Entity.objects.filter(key=fold(text)).first()
+def update_corrections(args: UpdateMemoryIn) -> Corrections:
+    """The corrections the arguments ask for (the console's memory page sends the same)."""
+    return Corrections(
+        remove_entities=list(args.remove_entities or []),
+        add_entities=[(e.name, e.type) for e in args.add_entities or []],
+        add_entity_ids=list(args.add_entity_ids or []),
+        add_tags=list(args.add_tags or []),
+        remove_tags=list(args.remove_tags or []),
+        add_prev_events=list(args.add_prev_events or []),
+        remove_prev_events=list(args.remove_prev_events or []),
+        add_resolved_by=[(i.event_id, i.relation) for i in args.add_resolved_by or []],
+        revoke_resolved_by=[(i.event_id, i.relation) for i in args.revoke_resolved_by or []],
+        add_entity_renames=[(i.old, i.new) for i in args.add_entity_renames or []],
+        remove_entity_renames=[(i.old, i.new) for i in args.remove_entity_renames or []],
+    )
 
 
-class _Update:
-    def __init__(self, call: ToolCall, memory: Memory) -> None:
-        self.call, self.memory = call, memory
-        self.out: dict[str, Any] = {"removed_count": 0, "added_count": 0}
-        self.entities_changed: dict[str, list[str]] = {"added": [], "removed": []}
-        self.tags_changed: dict[str, list[str]] = {"added": [], "removed": []}
-
-    def push(self, name: str, value: Any) -> None:
-        self.out.setdefault(name, []).append(value)
-
-    # Entities ------------------------------------------------------------------------------
-    def remove_entities(self, refs: list[str]) -> None:
-        for ref in refs:
-            entity = _entity_by_ref(ref)
-            if entity is None:
-                continue
-            deleted, _ = MemoryEntity.objects.filter(memory=self.memory, entity=entity).delete()
-            if deleted:
-                self.out["removed_count"] += 1
-                self.entities_changed["removed"].append(entity.name)
-                if not MemoryEntity.objects.filter(entity=entity).exists():
-                    entity.deprecated = True
-                    entity.save(update_fields=["deprecated"])
-                    self.push(
-                        "orphaned_entities", LinkedEntity(id=entity.pk, name=entity.name, type=entity.type)
-                    )
-
-    def _link(self, entity: Entity) -> None:
-        _, created = MemoryEntity.objects.get_or_create(
-            enterprise_id=self.memory.enterprise_id, memory=self.memory, entity=entity
-        )
-        if created:
-            self.out["added_count"] += 1
-            self.entities_changed["added"].append(entity.name)
-
-    def add_entities(self, items: list[EntityIn]) -> None:
-        scanned = guard_fields(
-            {f"add_entities[{i}]": e.name for i, e in enumerate(items)}, tool="update_memory"
-        )
-        for i, item in enumerate(items):
-            entity, _ = entity_get_or_create(name=scanned.values[f"add_entities[{i}]"], type=item.type)
-            self._link(entity)
-
-    def add_entity_ids(self, ids: list[int]) -> None:
-        for entity_id in ids:
-            entity = Entity.objects.filter(pk=entity_id).first()
-            if entity is None:
-                self.push("rejected_entity_ids", Rejected(item=entity_id, reason="no such entity"))
-                continue
-            self._link(entity)
-
-    # Tags ----------------------------------------------------------------------------------
-    def add_tags(self, raw: list[str]) -> None:
-        accepted = []
-        for tag in raw:
-            path = normal_tag(tag)
-            reason = tag_rejection(path)
-            if reason:
-                self.push("rejected_tags", Rejected(item=tag, reason=reason))
-            else:
-                accepted.append(path)
-        scanned = guard_fields({f"add_tags[{i}]": p for i, p in enumerate(accepted)}, tool="update_memory")
-        before = set(MemoryTag.objects.filter(memory=self.memory).values_list("tag__path", flat=True))
-        for linked in link_tags(
-            self.memory, [scanned.values[f"add_tags[{i}]"] for i in range(len(accepted))]
-        ):
-            if linked.path not in before:
-                self.push("added_tags", linked.path)
-                self.tags_changed["added"].append(linked.path)
-
-    def remove_tags(self, refs: list[str]) -> None:
-        for ref in refs:
-            text = str(ref).strip()
-            links = MemoryTag.objects.filter(memory=self.memory).select_related("tag")
-            matched = [
-                link
-                for link in links
-                if link.tag.path == normal_tag(text)
-                or link.tag.name == normal_tag(text)
-                or str(link.tag_id) == text
-                or (text.isdigit() and _under(link.tag, int(text)))
-            ]
-            for link in matched:
-                link.delete()
-                self.push("removed_tags", link.tag.path)
-                self.tags_changed["removed"].append(link.tag.path)
-
-    # Sequence ------------------------------------------------------------------------------
-    def prev_events(self, add: list[str], remove: list[str]) -> None:
-        both = set(add) & set(remove)
-        for event_id in sorted(both):
-            self.push("rejected_prev_events", Rejected(item=event_id, reason=CONFLICTING))
-        for event_id in [e for e in add if e not in both]:
-            other = memory_get_visible(member=self.call.member, key=self.call.access_key, memory_id=event_id)
-            if other is None or other.pk == self.memory.pk:
-                self.push("rejected_prev_events", Rejected(item=event_id, reason="unknown event"))
-                continue
-            MemoryLink.objects.get_or_create(
-                enterprise_id=self.memory.enterprise_id, kind=LinkKind.NEXT, src=other, dst=self.memory
-            )
-            self.push("added_prev_events", str(other.pk))
-        for event_id in [e for e in remove if e not in both]:
-            link = MemoryLink.objects.filter(
-                kind=LinkKind.NEXT, src_id=_uuid_or_none(event_id), dst=self.memory
-            ).first()
-            if link is None:
-                self.push("rejected_prev_events", Rejected(item=event_id, reason="not linked"))
-            elif link.protected:
-                self.push("rejected_prev_events", Rejected(item=event_id, reason="protected_source"))
-            else:
-                link.delete()
-                self.push("removed_prev_events", event_id)
-
-    # Resolved-by ---------------------------------------------------------------------------
-    def resolved_by(self, add: list[ResolvedByItem], revoke: list[ResolvedByItem]) -> None:
-        pairs = {(i.event_id, i.relation) for i in add} & {(i.event_id, i.relation) for i in revoke}
-        for item in [*add, *revoke]:
-            if (item.event_id, item.relation) in pairs:
-                self.push("rejected_resolved_by", Rejected(item=item.model_dump(), reason=CONFLICTING))
-        for item in [i for i in add if (i.event_id, i.relation) not in pairs]:
-            evidence = memory_get_visible(
-                member=self.call.member, key=self.call.access_key, memory_id=item.event_id
-            )
-            reason = self._resolved_by_refusal(item, evidence)
-            if reason:
-                self.push("rejected_resolved_by", Rejected(item=item.model_dump(), reason=reason))
-                continue
-            link, created = MemoryLink.objects.get_or_create(
-                enterprise_id=self.memory.enterprise_id,
-                kind=LinkKind.RESOLVED_BY,
-                src=self.memory,
-                dst=evidence,
-                defaults={"relation": item.relation},
-            )
-            if created or link.revoked_at is not None or link.relation != item.relation:
-                link.revoked_at, link.relation, link.asserted_at = None, item.relation, timezone.now()
-                link.save(update_fields=["revoked_at", "relation", "asserted_at"])
-                self.push("added_resolved_by", item)
-            else:
-                self.push("already_linked_resolved_by", item)
-        for item in [i for i in revoke if (i.event_id, i.relation) not in pairs]:
-            link = MemoryLink.objects.filter(
-                kind=LinkKind.RESOLVED_BY,
-                src=self.memory,
-                dst_id=_uuid_or_none(item.event_id),
-                relation=item.relation,
-                revoked_at__isnull=True,
-            ).first()
-            if link is None:
-                self.push("rejected_resolved_by", Rejected(item=item.model_dump(), reason="not linked"))
-                continue
-            link.revoked_at = timezone.now()
-            link.save(update_fields=["revoked_at"])
-            self.push("revoked_resolved_by", item)
-
-    def _resolved_by_refusal(self, item: ResolvedByItem, evidence: Memory | None) -> str | None:
-        if evidence is None or evidence.pk == self.memory.pk:
-            return "unknown event"
-        if item.relation == "realization":
-            tag_roots = {
-                p.split("/", 1)[0].lstrip("#")
-                for p in MemoryTag.objects.filter(memory=self.memory).values_list("tag__path", flat=True)
-            }
-            if not tag_roots & set(REGISTERED_APPS):
-                return "realization needs this event to come from a registered app (#plan, #novel, ...)"
-            if evidence.team_id != self.memory.team_id:
-                return "realization needs both ends in the same team part"
-        return None
-
-    # Renames -------------------------------------------------------------------------------
-    def renames(self, add: list[RenameItem], remove: list[RenameItem]) -> None:
-        pairs = {(i.old, i.new) for i in add} & {(i.old, i.new) for i in remove}
-        for item in [*add, *remove]:
-            if (item.old, item.new) in pairs:
-                self.push("rejected_entity_renames", Rejected(item=item.model_dump(), reason=CONFLICTING))
-        for item in [i for i in add if (i.old, i.new) not in pairs]:
-            old, new = _entity_by_ref(item.old), _entity_by_ref(item.new)
-            if old is None or new is None or old.pk == new.pk:
-                self.push(
-                    "rejected_entity_renames",
-                    Rejected(item=item.model_dump(), reason="both entities must already exist and differ"),
-                )
-                continue
-            EntityRename.objects.get_or_create(enterprise_id=self.memory.enterprise_id, old=old, new=new)
-            self._link(old)
-            self._link(new)
-            self.push("added_entity_renames", item)
-        for item in [i for i in remove if (i.old, i.new) not in pairs]:
-            old, new = _entity_by_ref(item.old), _entity_by_ref(item.new)
-            deleted = EntityRename.objects.filter(old=old, new=new).delete()[0] if old and new else 0
-            if deleted:
-                self.push("removed_entity_renames", item)
-            else:
-                self.push(
-                    "rejected_entity_renames", Rejected(item=item.model_dump(), reason="no such rename")
-                )
+def _linked(entities: list[Entity]) -> list[LinkedEntity]:
+    return [LinkedEntity(id=e.pk, name=e.name, type=e.type) for e in entities]
 
 
-def _under(tag: Tag, group_id: int) -> bool:
-    node: Tag | None = tag
-    while node is not None:
-        if node.pk == group_id:
-            return True
-        node = node.parent
-    return False
+def _rejected(refusals: list[Refusal] | None) -> list[Rejected] | None:
+    return None if refusals is None else [Rejected(item=r.item, reason=r.reason) for r in refusals]
 
 
-def _uuid_or_none(value: str) -> str | None:
-    import uuid
+def _resolved_items(pairs: list[tuple[str, str]] | None) -> list[ResolvedByItem] | None:
+    return None if pairs is None else [ResolvedByItem(event_id=e, relation=r) for e, r in pairs]
 
-    try:
-        return str(uuid.UUID(str(value)))
-    except ValueError:
-        return None
+
+def _rename_items(pairs: list[tuple[str, str]] | None) -> list[RenameItem] | None:
+    return None if pairs is None else [RenameItem(old=old, new=new) for old, new in pairs]
 
 
 def update_memory(call: ToolCall, args: UpdateMemoryIn) -> UpdateMemoryOut:
-    memory = memory_get_visible(member=call.member, key=call.access_key, memory_id=args.event_id)
-    if memory is None:
-        raise NotFound(NOT_FOUND, code="not_found")
-    access.place_write_check(
-        member=call.member, key=call.access_key, project=memory.project, workspace_id=memory.workspace_id
+    result = memory_correct(
+        member=call.member, key=call.access_key, memory_id=args.event_id, changes=update_corrections(args)
     )
-    update = _Update(call, memory)
-    update.remove_entities(args.remove_entities or [])
-    update.add_entities(args.add_entities or [])
-    update.add_entity_ids(args.add_entity_ids or [])
-    update.add_tags(args.add_tags or [])
-    update.remove_tags(args.remove_tags or [])
-    update.prev_events(args.add_prev_events or [], args.remove_prev_events or [])
-    update.resolved_by(args.add_resolved_by or [], args.revoke_resolved_by or [])
-    update.renames(args.add_entity_renames or [], args.remove_entity_renames or [])
-    linked = Entity.objects.filter(memory_links__memory=memory).order_by("name")
-    out = update.out
-    out["event_id"] = str(memory.pk)
-    out["now_linked_entities"] = [LinkedEntity(id=e.pk, name=e.name, type=e.type) for e in linked]
-    out.setdefault("orphaned_entities", [])
-    participation = any(update.entities_changed.values())
-    tags = any(update.tags_changed.values())
-    if participation or tags:
-        out["graph_delta"] = GraphDelta(
-            entities_added=update.entities_changed["added"],
-            entities_removed=update.entities_changed["removed"],
-            tags_added=update.tags_changed["added"],
-            tags_removed=update.tags_changed["removed"],
-            cooccurrence_resync="queued" if participation else "unchanged",
+    graph_delta = None
+    if result.participation_changed or result.tags_changed:
+        graph_delta = GraphDelta(
+            entities_added=result.entities_added,
+            entities_removed=result.entities_removed,
+            tags_added=result.tags_added,
+            tags_removed=result.tags_removed,
+            cooccurrence_resync="queued" if result.participation_changed else "unchanged",
         )
-        if participation:
-            from memory.tasks import archivist_process
-
-            enqueue(archivist_process, enterprise_id=str(memory.enterprise_id), memory_id=str(memory.pk))
-    audit_record(
-        action="memory.update",
-        target=memory,
-        details={
-            k: len(v) if isinstance(v, list) else v for k, v in out.items() if isinstance(v, (list, int))
-        },
+    return UpdateMemoryOut(
+        event_id=str(result.memory.pk),
+        removed_count=result.removed_count,
+        added_count=result.added_count,
+        now_linked_entities=_linked(result.now_linked_entities),
+        orphaned_entities=_linked(result.orphaned_entities),
+        added_tags=result.added_tags,
+        removed_tags=result.removed_tags,
+        rejected_tags=_rejected(result.rejected_tags),
+        rejected_entity_ids=_rejected(result.rejected_entity_ids),
+        added_prev_events=result.added_prev_events,
+        removed_prev_events=result.removed_prev_events,
+        rejected_prev_events=_rejected(result.rejected_prev_events),
+        added_resolved_by=_resolved_items(result.added_resolved_by),
+        already_linked_resolved_by=_resolved_items(result.already_linked_resolved_by),
+        revoked_resolved_by=_resolved_items(result.revoked_resolved_by),
+        rejected_resolved_by=_rejected(result.rejected_resolved_by),
+        added_entity_renames=_rename_items(result.added_entity_renames),
+        removed_entity_renames=_rename_items(result.removed_entity_renames),
+        rejected_entity_renames=_rejected(result.rejected_entity_renames),
+        graph_delta=graph_delta,
     )
-    return UpdateMemoryOut(**out)
 
 
 registry.register(

@@ -21,7 +21,7 @@ from accounts import access
 from accounts.errors import Forbidden, InvalidInput, NotFound
 from accounts.models import Enterprise, Member, Project
 from accounts.services.audit import audit_record
-from memory.services.memories import fold
+from memory.text import fold
 from partners.door import side_context
 from partners.models import LinkSide, LinkStatus, PartnerEntityAlias, PartnerLink, empty_exposure
 

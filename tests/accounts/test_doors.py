@@ -14,6 +14,7 @@ OUTSIDE_THE_DOORS = {
     "api-docs",  # the page that renders it
     "login",  # the admin and console sign-in forms: check a (global) user, show no tenant data
     "logout",  # ends a session
+    "root",  # / redirects to the console, whose own door then applies
 }
 
 

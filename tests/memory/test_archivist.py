@@ -82,6 +82,9 @@ def test_archivist_builds_what_the_write_did_not(committed_world, live_db):
                     and MemoryLink.objects.filter(
                         src_id=similar, kind__in=[LinkKind.SIMILAR, LinkKind.DUPLICATE]
                     ).exists()
+                    # The co-occurrence is the archivist's last step for a memory: wait for it too (a
+                    # loaded machine showed the vectors and the link before it).
+                    and EntityCooccurrence.objects.filter(a__name="Dana", b__name="Lee").exists()
                 )
 
         wait_for(done, timeout=120, interval=0.5, what="the archivist")
@@ -137,6 +140,6 @@ def test_archivist_is_idempotent(committed_world, live_db):
 )
 def test_the_embedded_text_is_the_summary_then_the_content(summary, content, embedded):
     from memory.models import Memory
-    from memory.tasks import embedding_text
+    from memory.services.archivist import embedding_text
 
     assert embedding_text(Memory(summary=summary, content=content)) == embedded

@@ -94,11 +94,11 @@ def test_the_text_channel_scores_at_most_the_candidate_cap(client, world, alice,
 
 @pytest.mark.parametrize("cap", [3])
 def test_the_timeline_counts_up_to_its_cap(client, world, alice, monkeypatch, cap):
-    from memory.tools import read
+    from memory.selectors import timeline
 
     for i in range(5):
         save_event(client, alice, f"Event {i}", f"Event number {i}.")
-    monkeypatch.setattr(read, "TIMELINE_COUNT_CAP", cap)
+    monkeypatch.setattr(timeline, "TIMELINE_COUNT_CAP", cap)
     body = tool(client, alice, "list_memory_timeline", {"limit": 2}).json()
     assert body["total"] == cap and body["truncated"] is True and len(body["events"]) == 2
     body = tool(client, alice, "list_memory_timeline", {"limit": 2, "days": 1}).json()
