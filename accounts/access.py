@@ -33,8 +33,8 @@ from django.db.models import QuerySet
 from guardian.core import ObjectPermissionChecker
 from guardian.shortcuts import get_objects_for_user
 
-from accounts.errors import Forbidden
 from accounts.models import AccessKey, Member, OrgRole, Project, Scope
+from core.errors import Forbidden
 
 WRITE_SCOPES = frozenset({Scope.MEMORY_WRITE, Scope.TASKS_WRITE})
 READ_PERMISSION = "accounts.view_project"

@@ -20,7 +20,7 @@ from django.urls import URLPattern, URLResolver
 
 from accounts import models as m
 from accounts.selectors.members import member_auditor_enterprise
-from accounts.tenancy import tenant_context
+from core.tenancy import tenant_context
 
 
 class AuditorLoginForm(AuthenticationForm):

@@ -17,7 +17,7 @@ from django.utils import timezone
 from guardian.managers import GroupObjectPermissionManager, UserObjectPermissionManager
 from guardian.models import GroupObjectPermissionBase, UserObjectPermissionBase
 
-from accounts.tenancy import (
+from core.tenancy import (
     KEY_DIGEST_SETTING,
     USER_SETTING,
     TenantManager,
@@ -307,6 +307,23 @@ class AccessKey(TenantModel):
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.label or 'key'})"
+
+
+class ToolCallWindow(TenantModel):
+    """Tool calls counted per project per minute, for the plan's rate limit (the tool door's gate).
+
+    Its table keeps the name it was created under in memory (moved here with the gate, issue 17)."""
+
+    id = models.BigAutoField(primary_key=True)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    window_start = models.DateTimeField()
+    calls = models.PositiveIntegerField(default=0)
+
+    class Meta(TenantModel.Meta):
+        db_table = "memory_toolcallwindow"
+        constraints = [
+            models.UniqueConstraint(fields=["project", "window_start"], name="toolcallwindow_unique_minute")
+        ]
 
 
 class AuditEvent(TenantModel):

@@ -19,8 +19,8 @@ from celery import Task
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.tenancy import TenantContextMissing, tenant_context
 from config.celery import app
+from core.tenancy import TenantContextMissing, tenant_context
 
 if TYPE_CHECKING:
     from accounts.models import AccessKey

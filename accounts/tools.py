@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from accounts.selectors.projects import TargetEntry, project_active_target, project_targets_for
 from accounts.switch_links import switch_token, switch_url
-from memory.registry import ToolCall, ToolSpec, registry
+from core.registry import ToolCall, ToolSpec, registry
 
 
 class Closed(BaseModel):

@@ -23,7 +23,7 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.test import Client  # noqa: E402
 
-from accounts.bootstrap import bootstrap_database  # noqa: E402
+from core.bootstrap import bootstrap_database  # noqa: E402
 
 
 def _timed(fn: Callable[[], object], n: int) -> list[float]:

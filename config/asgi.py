@@ -10,12 +10,12 @@ import django
 
 django.setup(set_prefix=False)
 
-from config.asgi_handler import PooledSyncASGIHandler  # noqa: E402
+from core.asgi_handler import PooledSyncASGIHandler  # noqa: E402
 
 # What get_asgi_application() returns, but served as a threaded WSGI worker would: one hop a request
 # into a long-lived thread pool, the middleware chain run synchronously.
 django_application = PooledSyncASGIHandler()
 
-from memory.mcp_http import build_mcp_asgi  # noqa: E402
+from core.mcp_http import build_mcp_asgi  # noqa: E402
 
 application = build_mcp_asgi(django_application)

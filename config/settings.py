@@ -8,8 +8,8 @@ from pathlib import Path
 import django_stubs_ext
 from csp.constants import NONCE, NONE, SELF
 
-from accounts.dbserver import database_settings
-from config.env import env_bool, env_int, env_list, env_str, transport_security
+from core.dbserver import database_settings
+from core.env import env_bool, env_int, env_list, env_str, transport_security
 
 # The embedder's C engine (OpenMP) spins on every core by default: next to a database and a worker on a
 # 2-core machine that made one query's embedding p95 694 ms; one thread measured p50 25 / p95 44 ms.
@@ -39,7 +39,7 @@ ALLOWED_HOSTS = env_list("MNEMOS_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "tes
 CSRF_TRUSTED_ORIGINS = env_list("MNEMOS_CSRF_TRUSTED_ORIGINS", [])
 PUBLIC_URL = env_str("MNEMOS_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
 
-# HTTPS (config/env.py transport_security): Secure cookies and HSTS default on when the public URL is
+# HTTPS (core/env.py transport_security): Secure cookies and HSTS default on when the public URL is
 # https:// or MNEMOS_BEHIND_HTTPS_PROXY says a TLS-terminating proxy sets X-Forwarded-Proto; the
 # embedded http://127.0.0.1 keeps them off, so `make run` signs in over plain http.
 _transport = transport_security(public_url=PUBLIC_URL)
@@ -75,6 +75,9 @@ CONTENT_SECURITY_POLICY: dict[str, object] = {
     },
 }
 
+# What `serve` (core) runs on a first start: the demo enterprises (an app's service, named here).
+SERVE_DEMO_SEED = "accounts.services.demo.demo_seed"
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -90,6 +93,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "drf_spectacular_sidecar",
+    "core",
     "accounts",
     "memory",
     "partners",
@@ -162,7 +166,7 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 REST_FRAMEWORK: dict[str, object] = {
     # drf-spectacular, plus the REST door's refusals on every operation (every status, its Error body).
-    "DEFAULT_SCHEMA_CLASS": "accounts.api.v1.schema.TenantAutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "core.schema.TenantAutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
     "UNAUTHENTICATED_USER": None,
@@ -182,7 +186,7 @@ SPECTACULAR_SETTINGS: dict[str, object] = {
     "SERVE_INCLUDE_SCHEMA": False,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "memory.openapi.add_tool_paths",
+        "core.openapi.add_tool_paths",
     ],
 }
 

@@ -12,11 +12,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from accounts import access
-from accounts.errors import MnemosError
 from accounts.models import Member
 from accounts.selectors.members import member_enterprises
-from accounts.tenancy import tenant_context
 from console.types import ConsoleRequest
+from core.errors import MnemosError
+from core.tenancy import tenant_context
 
 SESSION_ENTERPRISE = "mnemos_enterprise_id"
 EnterpriseFrom = Callable[..., str | None]

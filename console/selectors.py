@@ -13,10 +13,17 @@ from typing import Any
 from django.db.models import Q, QuerySet, Sum
 from django.utils import timezone
 
-from accounts.models import Enterprise, Project, ProjectTeamPermission, ProjectUserPermission, PublicTarget
+from accounts.models import (
+    Enterprise,
+    Project,
+    ProjectTeamPermission,
+    ProjectUserPermission,
+    PublicTarget,
+    ToolCallWindow,
+)
 from accounts.selectors.console import PERMISSION_NAMES
 from accounts.services.enterprises import PROJECT_PERMISSIONS
-from memory.models import MemoryCount, ToolCallWindow
+from memory.models import MemoryCount
 
 
 @dataclass

@@ -10,9 +10,13 @@ class MemoryConfig(AppConfig):
     def ready(self) -> None:
         from django.utils.module_loading import autodiscover_modules
 
+        from core.registry import registry
         from memory.lookups import register
+        from memory.selectors.search import query_vector_prefetch
 
         register()
+        # The door starts a search query's embedding while it goes on (memory.selectors.search).
+        registry.query_prefetch_install(query_vector_prefetch)
 
         # Every app declares its tools in tools.py; importing registers them.
         autodiscover_modules("tools")

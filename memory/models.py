@@ -16,7 +16,7 @@ from django.db import models
 from django.utils import timezone
 from pgvector.django import VectorField
 
-from accounts.tenancy import TenantModel
+from core.tenancy import TenantModel
 
 
 class Kind(models.TextChoices):
@@ -369,20 +369,6 @@ class GuardEvent(TenantModel):
     rules = ArrayField(models.CharField(max_length=100), default=list, blank=True)
     rules_version = models.CharField(max_length=40, blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
-
-
-class ToolCallWindow(TenantModel):
-    """Tool calls counted per project per minute, for the plan's rate limit."""
-
-    id = models.BigAutoField(primary_key=True)
-    project = models.ForeignKey("accounts.Project", on_delete=models.CASCADE, related_name="+")
-    window_start = models.DateTimeField()
-    calls = models.PositiveIntegerField(default=0)
-
-    class Meta(TenantModel.Meta):
-        constraints = [
-            models.UniqueConstraint(fields=["project", "window_start"], name="toolcallwindow_unique_minute")
-        ]
 
 
 class TaskRun(TenantModel):

@@ -14,7 +14,7 @@ import secrets
 from cryptography.fernet import Fernet, InvalidToken
 from django.conf import settings
 
-from accounts.errors import InvalidInput
+from core.errors import InvalidInput
 
 CREDENTIAL_PREFIX = "mnp_"
 

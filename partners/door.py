@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from accounts.tenancy import TenantContext, current_tenant_or_none, tenant_context
+from core.tenancy import TenantContext, current_tenant_or_none, tenant_context
 
 
 @contextmanager

@@ -12,7 +12,7 @@ import uuid
 from django.db import models
 from django.utils import timezone
 
-from accounts.tenancy import KEY_DIGEST_SETTING, TenantModel
+from core.tenancy import KEY_DIGEST_SETTING, TenantModel
 
 
 class LinkStatus(models.TextChoices):

@@ -16,10 +16,10 @@ from typing import Annotated, Any, TypeVar
 from django.db import connection
 from pydantic import BaseModel, Field
 
-from accounts.errors import Unprocessable
 from accounts.services.audit import audit_record
+from core.errors import Unprocessable
+from core.registry import ToolCall, ToolSpec, registry
 from memory.graph import GraphTimeout, Rejection
-from memory.registry import ToolCall, ToolSpec, registry
 from memory.selectors.connections import ConnectionScores, connection_starts, start_entities
 from memory.selectors.search import scope_for_key, scoped_memories
 from memory.text import fold

@@ -19,8 +19,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from accounts.bootstrap import bootstrap_database
 from accounts.models import AccessKey, Enterprise, Member, OrgRole, Project, Team
+from core.bootstrap import bootstrap_database
 from tests.factories import (
     AccessKeyFactory,
     EnterpriseFactory,

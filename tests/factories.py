@@ -19,7 +19,7 @@ from django.contrib.auth.models import User
 from accounts.models import AccessKey, Enterprise, Member, OrgRole, Project, Team
 from accounts.services.enterprises import enterprise_create, member_add, project_create, team_create
 from accounts.services.keys import access_key_create
-from accounts.tenancy import tenant_context
+from core.tenancy import tenant_context
 
 
 class UserFactory(factory.Factory[User]):

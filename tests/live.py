@@ -95,7 +95,7 @@ def running_worker() -> Iterator[str]:
 
 def web_workers_args() -> list[str]:
     """uvicorn's ``--workers`` when MNEMOS_WEB_WORKERS is set (the benches set serve's count); else one."""
-    from config.uvicorn_http import HTTP_PROTOCOL
+    from core.uvicorn_http import HTTP_PROTOCOL
 
     workers = os.environ.get("MNEMOS_WEB_WORKERS", "").strip()
     return ["--workers", workers, "--http", HTTP_PROTOCOL] if workers else []

@@ -30,10 +30,10 @@ from accounts import access
 from accounts.models import AccessKey, OrgRole, TeamMembership
 from accounts.services.enterprises import member_add, project_grant
 from accounts.services.keys import access_key_create, access_key_digest
-from accounts.tenancy import tenant_context
-from memory.dispatch import tool_dispatch
+from core.dispatch import tool_dispatch
+from core.registry import registry
+from core.tenancy import tenant_context
 from memory.models import Task
-from memory.registry import registry
 from memory.services.runs import task_run_start
 from tests.partners.helpers import active_link
 

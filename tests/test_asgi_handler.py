@@ -1,4 +1,4 @@
-"""config/asgi_handler.py: each request is served in one hop into a long-lived thread pool, with the
+"""core/asgi_handler.py: each request is served in one hop into a long-lived thread pool, with the
 middleware chain run synchronously and doing what it does under Django's own handler."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from django.db import connection
 from django.http import HttpResponse, StreamingHttpResponse
 from django.urls import path
 
-from accounts.tenancy import current_tenant_or_none, tenant_context
-from config.asgi_handler import PooledSyncASGIHandler
+from core.asgi_handler import PooledSyncASGIHandler
+from core.tenancy import current_tenant_or_none, tenant_context
 
 seen: dict[str, Any] = {}
 
@@ -149,7 +149,7 @@ def test_a_streaming_response_is_sent_whole_then_closed(serve):
 def test_the_pool_size_follows_the_connection_pool(monkeypatch: pytest.MonkeyPatch):
     from django.core.exceptions import ImproperlyConfigured
 
-    from config.env import web_threads
+    from core.env import web_threads
 
     monkeypatch.delenv("MNEMOS_WEB_THREADS", raising=False)
     monkeypatch.delenv("MNEMOS_DB_POOL", raising=False)
@@ -175,7 +175,7 @@ def test_serve_runs_a_process_per_core_and_one_more(monkeypatch: pytest.MonkeyPa
 
     from django.core.exceptions import ImproperlyConfigured
 
-    from config.env import web_workers
+    from core.env import web_workers
 
     monkeypatch.delenv("MNEMOS_WEB_WORKERS", raising=False)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)

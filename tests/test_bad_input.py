@@ -12,9 +12,9 @@ import mcp_types as types
 import pytest
 from django.test import Client
 
-from accounts.inputs import MAX_DEPTH, arguments_check, json_depth
 from accounts.models import AuditEvent
-from accounts.tenancy import tenant_context
+from core.inputs import MAX_DEPTH, arguments_check, json_depth
+from core.tenancy import tenant_context
 from memory.models import Memory
 from memory.services.tasks import task_create
 from tests.live import running_web
@@ -335,7 +335,7 @@ def test_a_disallowed_host_is_a_json_400_under_the_api(client):
 
 
 def test_the_last_resort_500_is_json_under_the_api(world, alice, monkeypatch):
-    from memory.api.v1 import views
+    from core import http as views
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
@@ -465,8 +465,8 @@ def test_mcp_body_over_the_limit_is_a_413(web, committed_world):
 
 
 def test_a_console_write_with_a_long_request_id_is_not_a_500(client, world):
-    """Every door takes a tracing header as a hint: the console's too (accounts.tenancy.usable_request_id)."""
-    from accounts.tenancy import usable_request_id
+    """Every door takes a tracing header as a hint: the console's too (core.tenancy.usable_request_id)."""
+    from core.tenancy import usable_request_id
 
     assert usable_request_id("trace-1") == "trace-1"
     assert usable_request_id("x" * 65) != "x" * 65 and len(usable_request_id("x" * 65)) == 32

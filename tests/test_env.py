@@ -1,11 +1,11 @@
-"""config.env's readers: a value they cannot take stops start-up with one clear line."""
+"""core.env's readers: a value they cannot take stops start-up with one clear line."""
 
 from __future__ import annotations
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_int
+from core.env import env_int
 
 
 def test_env_int_reads_defaults_and_refuses_what_is_below_its_minimum(monkeypatch: pytest.MonkeyPatch):

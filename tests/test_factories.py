@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from accounts.models import AuditEvent, OrgRole
-from accounts.tenancy import tenant_context
+from core.tenancy import tenant_context
 from tests.factories import AccessKeyFactory, MemberFactory, ProjectFactory, TeamFactory
 
 

@@ -27,8 +27,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from accounts.models import AuditEvent, Plan
-from accounts.tenancy import tenant_context
 from config.wsgi import application
+from core.tenancy import tenant_context
 from memory.services.runs import task_run_start
 from memory.services.tasks import task_create
 
@@ -56,7 +56,7 @@ CONFIG = schemathesis.Config.from_dict(
         "checks": {
             # A schema-valid request is never malformed (400). 422 stays allowed: a JSON schema cannot say
             # "an id that exists", "exactly one of name or entity_id", a SQL or graph query's grammar, or
-            # the inputs every surface refuses (NUL, unpaired surrogates: accounts.inputs).
+            # the inputs every surface refuses (NUL, unpaired surrogates: core.inputs).
             "positive_data_acceptance": {"expected-statuses": ACCEPTED},
         },
         "operations": [

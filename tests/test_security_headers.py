@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client, override_settings
 
-from config.env import FORWARDED_PROTO_HTTPS, ONE_YEAR_SECONDS, TransportSecurity, transport_security
+from core.env import FORWARDED_PROTO_HTTPS, ONE_YEAR_SECONDS, TransportSecurity, transport_security
 
 TRANSPORT_ENV = (
     "MNEMOS_BEHIND_HTTPS_PROXY",

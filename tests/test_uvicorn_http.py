@@ -1,4 +1,4 @@
-"""config/uvicorn_http.py: every accepted connection gets TCP_NODELAY, also on a socket bound as uvicorn's
+"""core/uvicorn_http.py: every accepted connection gets TCP_NODELAY, also on a socket bound as uvicorn's
 ``--workers`` binds it (``socket.socket(family)``, proto 0), where asyncio itself never sets it."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 import uvicorn
 from uvicorn.server import ServerState
 
-from config import uvicorn_http
+from core import uvicorn_http
 
 
 class _Transport:

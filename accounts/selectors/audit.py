@@ -9,8 +9,8 @@ from datetime import datetime
 
 from django.db.models import Q
 
-from accounts.errors import InvalidInput, NotFound, Unprocessable
 from accounts.models import AuditEvent
+from core.errors import InvalidInput, NotFound, Unprocessable
 
 AUDIT_PAGE_DEFAULT = 50
 AUDIT_PAGE_MAX = 500

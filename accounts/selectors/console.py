@@ -19,7 +19,7 @@ from accounts.models import (
     Team,
 )
 from accounts.services.enterprises import PROJECT_PERMISSIONS
-from accounts.tenancy import identity_lookup
+from core.tenancy import identity_lookup
 
 PERMISSION_NAMES = {perm.split(".", 1)[1]: name for name, perm in PROJECT_PERMISSIONS.items()}
 

@@ -12,11 +12,11 @@ from django.db import connection
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from accounts.compiled import CompiledQuery
-from accounts.errors import NotAuthenticated
 from accounts.models import AccessKey
 from accounts.services.keys import access_key_digest
-from accounts.tenancy import TenantContext, current_tenant, identity_lookup, key_tenant_context
+from core.compiled import CompiledQuery
+from core.errors import NotAuthenticated
+from core.tenancy import TenantContext, current_tenant, identity_lookup, key_tenant_context
 
 MISSING_KEY = "missing access key: send it as 'Authorization: Bearer <key>'"
 INVALID_KEY = "invalid access key"
@@ -105,12 +105,3 @@ def access_key_load(*, key_id: uuid.UUID) -> AccessKey:
     if key is None:
         raise AccessKey.DoesNotExist("access key not found in this tenant")
     return key
-
-
-def bearer_secret(header: str | None) -> str | None:
-    if not header:
-        return None
-    scheme, _, value = header.partition(" ")
-    if scheme.lower() != "bearer" or not value.strip():
-        return None
-    return value.strip()

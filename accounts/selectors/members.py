@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from accounts.models import Member, OrgRole
-from accounts.tenancy import identity_lookup
+from core.tenancy import identity_lookup
 
 
 def member_enterprises(*, user_id: int) -> list[dict[str, object]]:

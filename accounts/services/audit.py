@@ -7,7 +7,7 @@ from typing import Any
 from django.db import models
 
 from accounts.models import AuditEvent
-from accounts.tenancy import current_tenant
+from core.tenancy import current_tenant
 
 
 def audit_record(

@@ -7,10 +7,10 @@ from collections.abc import Iterable
 from django.db import transaction
 from guardian.shortcuts import remove_perm
 
-from accounts.errors import Conflict, InvalidInput
 from accounts.models import Enterprise, Member, Project, Team, TeamMembership
 from accounts.services.audit import audit_record
 from accounts.services.enterprises import PROJECT_PERMISSIONS, project_create, team_create
+from core.errors import Conflict, InvalidInput
 
 PROJECT_SLUG_TAKEN = "a project with this slug already exists"
 TEAM_SLUG_TAKEN = "a team with this slug already exists"

@@ -18,7 +18,7 @@ from accounts.services.enterprises import (
 )
 from accounts.services.keys import access_key_create
 from accounts.services.targets import project_publish
-from accounts.tenancy import tenant_context
+from core.tenancy import tenant_context
 
 DEMO_SLUG = "demo"
 PARTNER_SLUG = "demo-partner"

@@ -9,7 +9,6 @@ from django.contrib.auth.models import Group, User
 from django.db import transaction
 from guardian.shortcuts import assign_perm
 
-from accounts.errors import InvalidInput
 from accounts.models import (
     Enterprise,
     Member,
@@ -23,7 +22,8 @@ from accounts.models import (
     TeamMembership,
 )
 from accounts.services.audit import audit_record
-from accounts.tenancy import current_tenant, tenant_context
+from core.errors import InvalidInput
+from core.tenancy import current_tenant, tenant_context
 
 PROJECT_PERMISSIONS = {
     "view": "accounts.view_project",

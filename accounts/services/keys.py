@@ -12,10 +12,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts import access
-from accounts.errors import Forbidden, InvalidInput
 from accounts.models import ALL_SCOPES, AccessKey, Member, Project
 from accounts.services.audit import audit_record
 from accounts.services.workspaces import workspace_get_or_create
+from core.errors import Forbidden, InvalidInput
 
 KEY_PREFIX = "mnm_"
 TOOLSETS = ("aiakiv", "remember", "enterprise")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from accounts.errors import InvalidInput
 from accounts.models import AccessKey, Member, Project, PublicTarget
 from accounts.services.audit import audit_record
 from accounts.services.workspaces import workspace_get_or_create
+from core.errors import InvalidInput
 
 
 @transaction.atomic

@@ -5,9 +5,9 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.errors import Conflict, Forbidden, InvalidInput
 from accounts.models import Project, Workspace
 from accounts.services.audit import audit_record
+from core.errors import Conflict, Forbidden, InvalidInput
 
 DEFAULT_WORKSPACE = "default"
 

@@ -403,7 +403,7 @@ class TimedOut(Exception):
 def sql_settings(tenant: BenchTenant, place: Place) -> list[str]:
     """The values sql_run sets for this key (memory/selectors/sql.py), for the raw runs."""
     from accounts.models import AccessKey, Member
-    from accounts.tenancy import tenant_context
+    from core.tenancy import tenant_context
     from memory.selectors.search import scope_for_key
     from memory.selectors.visibility import projects_readable
 
@@ -478,8 +478,8 @@ def sql_measures(
     from django.db import connection
 
     from accounts.models import AccessKey, Member
-    from accounts.tenancy import tenant_context
-    from memory.dispatch import tool_dispatch
+    from core.dispatch import tool_dispatch
+    from core.tenancy import tenant_context
     from memory.selectors.search import scope_for_key
     from memory.selectors.sql import SqlRefused, sql_run
 
@@ -647,7 +647,7 @@ def graph_profile(
     from django.db import connection
 
     from accounts.models import AccessKey, Member
-    from accounts.tenancy import tenant_context
+    from core.tenancy import tenant_context
     from memory.embedding import get_embedder
     from memory.graph import graph_query
     from memory.selectors.search import scope_for_key, scoped_memories

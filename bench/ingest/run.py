@@ -9,7 +9,7 @@ would itself cap one project at 100 saves/s), one admin member, eight projects w
 access key each, the web server (uvicorn, tests/live.py) and a real Celery worker (the archivist).
 
 1. In process (``--profile N``, default 200): N saves through the tool door
-   (``memory.dispatch.tool_dispatch``, REST minus HTTP); SQL statements per save counted with a
+   (``core.dispatch.tool_dispatch``, REST minus HTTP); SQL statements per save counted with a
    connection ``execute_wrapper`` (every statement Django sends, both of the door's transactions
    included), wall ms per save, and cProfile's product functions with the most cumulative time.
 2. Over HTTP, per config ``CxP`` (C concurrent clients saving into P projects, clients dealt to
@@ -103,7 +103,7 @@ def save_arguments(turn: Turn) -> dict[str, Any]:
 
 def make_plan() -> None:
     from accounts.models import Plan
-    from accounts.tenancy import tenant_context
+    from core.tenancy import tenant_context
 
     with tenant_context(enterprise_id=None, all_tenants=True, door="bench"):
         base = Plan.objects.get(slug="enterprise")
@@ -207,7 +207,7 @@ def count_statements(secret: str, turns: Sequence[Turn], n: int) -> dict[str, An
     """SQL statements and wall time per save through the tool door, in this process."""
     from django.db import connection
 
-    from memory.dispatch import tool_dispatch
+    from core.dispatch import tool_dispatch
 
     statements: list[str] = []
 
@@ -246,7 +246,7 @@ def count_statements(secret: str, turns: Sequence[Turn], n: int) -> dict[str, An
 
 def profile_saves(secret: str, turns: Sequence[Turn], n: int) -> list[dict[str, Any]]:
     """cProfile over ``n`` in-process saves: product functions by cumulative ms per save."""
-    from memory.dispatch import tool_dispatch
+    from core.dispatch import tool_dispatch
 
     profiler = cProfile.Profile()
     profiler.enable()
@@ -263,7 +263,7 @@ def profile_saves(secret: str, turns: Sequence[Turn], n: int) -> list[dict[str, 
 def profile_archivist(enterprise_id: uuid.UUID, n: int) -> dict[str, Any]:
     """The archivist's body in process over ``n`` memories without a vector: ms per memory, and the
     product functions by cumulative time (the Celery round trip is not in it)."""
-    from accounts.tenancy import tenant_context
+    from core.tenancy import tenant_context
     from memory import tasks
     from memory.models import Memory
 
@@ -307,7 +307,7 @@ class VectorWatch:
             return [i for i in self.saved_at if i not in self.vector_at]
 
     def poll_once(self) -> None:
-        from accounts.tenancy import tenant_context
+        from core.tenancy import tenant_context
         from memory.models import Memory
 
         waiting = self.pending()
@@ -461,7 +461,7 @@ def run_config(
 
 def vector_channel_check(base: str, tenant: BenchTenant, sample: int, seed: int) -> dict[str, Any]:
     """Memories, searched with their own text, come back from the vector channel."""
-    from accounts.tenancy import tenant_context
+    from core.tenancy import tenant_context
     from memory.models import Memory
 
     with tenant_context(enterprise_id=tenant.enterprise_id, door="bench"):

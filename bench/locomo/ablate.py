@@ -73,7 +73,7 @@ def vectors_for(texts: Sequence[str]) -> tuple[np.ndarray, str]:
 def bulk_load(tenant: BenchTenant, convs: Sequence[Conversation], *, chain: bool) -> dict[str, str]:
     """Every turn as a memory (summary = the text cut to 500, content = the text); memory id -> ref."""
     from accounts.models import Member, Project, Workspace
-    from accounts.tenancy import tenant_context
+    from core.tenancy import tenant_context
     from memory.models import LinkKind, Memory, MemoryEntity, MemoryLink
     from memory.services.archivist import embedding_text
     from memory.services.memories import entity_get_or_create
@@ -224,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"loaded {len(turn_of)} memories in {time.perf_counter() - start:.0f} s", flush=True)
 
     from accounts.models import AccessKey, Member
-    from accounts.tenancy import tenant_context
+    from core.tenancy import tenant_context
     from memory.embedding import get_embedder
     from memory.models import MemoryEntity
     from memory.selectors import search as product

@@ -35,7 +35,7 @@ def prepare_database() -> float:
     """Create the roles, the database and the schema (migrations as the owner role); seconds taken."""
     from django.core.management import call_command
 
-    from accounts.bootstrap import bootstrap_database
+    from core.bootstrap import bootstrap_database
 
     start = time.perf_counter()
     bootstrap_database()
@@ -70,7 +70,7 @@ def build_tenant(
     from accounts.models import OrgRole, Plan
     from accounts.services.enterprises import enterprise_create, member_add, project_create, team_create
     from accounts.services.keys import access_key_create
-    from accounts.tenancy import tenant_context
+    from core.tenancy import tenant_context
 
     with tenant_context(enterprise_id=None, all_tenants=True, door="bench"):
         enterprise = enterprise_create(slug=slug, name=f"Bench {slug}", plan=Plan.objects.get(slug=plan))

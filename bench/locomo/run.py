@@ -159,7 +159,7 @@ def ingest(
 
 def pending_vectors(tenant: BenchTenant) -> tuple[int, int]:
     """(memories without a vector, memories) in the bench enterprise."""
-    from accounts.tenancy import tenant_context
+    from core.tenancy import tenant_context
     from memory.models import Memory
 
     with tenant_context(enterprise_id=tenant.enterprise_id, door="bench"):
@@ -186,8 +186,8 @@ def prefill_vectors(tenant: BenchTenant, convs: Sequence[Conversation]) -> int:
     """Vectors bench.locomo.ablate cached for the same texts with the same embedder, written as the
     archivist writes them (embedding, model, dimension); the rest are left to the reindex. Returns how
     many were filled. The vectors are the embedder's own output: this only skips recomputing them."""
-    from accounts.tenancy import tenant_context
     from bench.locomo.ablate import cached_vectors
+    from core.tenancy import tenant_context
     from memory.models import Memory
     from memory.services.archivist import embedding_text
 
@@ -210,7 +210,7 @@ def prefill_vectors(tenant: BenchTenant, convs: Sequence[Conversation]) -> int:
 
 
 def reindex_in_process(tenant: BenchTenant) -> float:
-    from accounts.tenancy import tenant_context
+    from core.tenancy import tenant_context
     from memory.services.maintenance import embedding_reindex
 
     start = time.perf_counter()
@@ -236,8 +236,8 @@ def web_server(extra_env: dict[str, str] | None = None) -> Iterator[str]:
 
     It runs as ``manage.py serve`` runs it: its connections from a pool of 8 (without one, each
     request opens a connection: ~13 ms more per search, measured at 100k memories) and serve's number
-    of uvicorn workers (config.env.web_workers)."""
-    from config.env import web_workers
+    of uvicorn workers (core.env.web_workers)."""
+    from core.env import web_workers
     from tests.live import running_web
 
     env = {"MNEMOS_DB_POOL": "8", "MNEMOS_WEB_WORKERS": str(web_workers()), **(extra_env or {})}
@@ -338,7 +338,7 @@ def analyse(
     """The product's channels in process, per question: text, vector, entity (top 100 each), their
     timings, and the stemmed BM25 the embeddings bench found strongest, for fusion what-ifs."""
     from accounts.models import AccessKey, Member
-    from accounts.tenancy import tenant_context
+    from core.tenancy import tenant_context
     from memory.embedding import get_embedder
     from memory.selectors import search as product
 

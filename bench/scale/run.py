@@ -182,7 +182,7 @@ class Place:
 def make_place(tenant: BenchTenant, speakers: set[str]) -> Place:
     from accounts.models import Project
     from accounts.services.workspaces import workspace_get_or_create
-    from accounts.tenancy import tenant_context
+    from core.tenancy import tenant_context
     from memory.services.memories import entity_get_or_create
     from memory.services.tasks import task_create
 
@@ -347,7 +347,7 @@ def prewarm(
     import psycopg
     from django.conf import settings
 
-    from accounts.dbserver import superuser_settings
+    from core.dbserver import superuser_settings
 
     conf = superuser_settings(settings.DATABASES)
     if conf is None:
@@ -492,7 +492,7 @@ def in_process_measures(
     from django.db import connection
 
     from accounts.models import AccessKey, Member
-    from accounts.tenancy import tenant_context
+    from core.tenancy import tenant_context
     from memory.embedding import get_embedder
     from memory.models import Memory
     from memory.selectors import search as product
@@ -626,11 +626,11 @@ def hold_cluster(tenant: BenchTenant, place: Place) -> None:
 
 def profile_tools(secret: str, queries: Sequence[str], n: int) -> dict[str, list[dict[str, Any]]]:
     """cProfile over ``n`` in-process calls of each read/write tool through the tool door
-    (``memory.dispatch.tool_dispatch``, the same path as REST minus HTTP): the product functions
+    (``core.dispatch.tool_dispatch``, the same path as REST minus HTTP): the product functions
     with the most cumulative time, in ms per call."""
     import cProfile
 
-    from memory.dispatch import tool_dispatch
+    from core.dispatch import tool_dispatch
 
     calls: dict[str, Callable[[str], dict[str, Any]]] = {
         "search_memory": lambda q: {"query": q, "top_k": 10},

@@ -13,7 +13,7 @@ from accounts.services.targets import connection_retarget, member_main_set
 from accounts.switch_links import SwitchLinkExpired, SwitchLinkInvalid, switch_token_read
 from console.decorators import console_view, not_found
 from console.types import ConsoleRequest
-from memory.registry import TOOLSETS, registry
+from core.registry import TOOLSETS, registry
 
 
 @console_view

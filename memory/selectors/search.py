@@ -173,7 +173,7 @@ class TermWeights:
         return chosen
 
 
-# Statements are prepared per connection (accounts/dbserver.py), and PostgreSQL may then reuse a generic
+# Statements are prepared per connection (core/dbserver.py), and PostgreSQL may then reuse a generic
 # plan, made without the values. The ranking channels' best plan depends on them (how many rows a tsquery
 # matches, the LIMIT an HNSW scan must fill), so from the term statistics on, and for every vector query,
 # the read's transaction plans each statement for its values; it is still parsed and rewritten only once.

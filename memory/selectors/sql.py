@@ -23,8 +23,8 @@ from pglast import parse_sql
 from pglast.parser import ParseError
 from pglast.visitors import Visitor
 
-from accounts.dbserver import AGENT_SQL_ROLE
-from accounts.errors import Unprocessable
+from core.dbserver import AGENT_SQL_ROLE
+from core.errors import Unprocessable
 from memory.selectors.search import ReadScope
 from memory.selectors.visibility import projects_readable
 

@@ -12,7 +12,7 @@ from typing import Any
 from django.db.models import Q
 from django.utils import timezone
 
-from accounts.errors import Unprocessable
+from core.errors import Unprocessable
 from memory.models import Entity, Memory, MemoryEntity, MemoryTag, Tag
 from memory.selectors.entities import entity_candidates, entity_family, entity_get, entity_named
 from memory.selectors.graph import surroundings

@@ -6,7 +6,7 @@ from django.db import transaction
 
 from accounts.services.audit import audit_record
 from accounts.tasks import enqueue
-from accounts.tenancy import current_tenant
+from core.tenancy import current_tenant
 from memory.guard import RULES_VERSION
 
 

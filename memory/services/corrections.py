@@ -14,10 +14,10 @@ from typing import Any
 from django.utils import timezone
 
 from accounts import access
-from accounts.errors import NotFound
 from accounts.models import AccessKey, Member
 from accounts.services.audit import audit_record
 from accounts.tasks import enqueue
+from core.errors import NotFound
 from memory.models import Entity, EntityRename, LinkKind, Memory, MemoryEntity, MemoryLink, MemoryTag, Tag
 from memory.selectors.entities import entity_by_ref
 from memory.selectors.visibility import memory_get_visible

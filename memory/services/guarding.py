@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from accounts.errors import Unprocessable
-from accounts.tenancy import current_tenant
+from core.errors import Unprocessable
+from core.tenancy import current_tenant
 from memory.guard import RULES_VERSION, GuardResult, guard_check
 from memory.models import GuardEvent
 

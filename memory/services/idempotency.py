@@ -18,10 +18,10 @@ from django.db import connection
 from django.utils import timezone
 from pydantic import BaseModel
 
-from accounts.errors import Conflict
 from accounts.models import Project
+from core.errors import Conflict
+from core.registry import ToolCall, dump_output
 from memory.models import IdempotencyRecord
-from memory.registry import ToolCall, dump_output
 
 KEEP_FOR = timedelta(hours=48)
 REUSED_WITH_DIFFERENT_INPUT = "409 Conflict: idempotency key was used with different input"

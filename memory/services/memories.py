@@ -12,11 +12,11 @@ from django.db.models import Max
 from django.utils import timezone
 
 from accounts import access
-from accounts.errors import LimitExceeded, Unprocessable
 from accounts.models import AccessKey, Member, Project, Role, Team, Workspace
 from accounts.services.audit import audit_record
 from accounts.tasks import enqueue
-from accounts.tenancy import TenantContextMissing, current_tenant
+from core.errors import LimitExceeded, Unprocessable
+from core.tenancy import TenantContextMissing, current_tenant
 from memory.guard import RULES_VERSION
 from memory.models import (
     ArchivistWake,

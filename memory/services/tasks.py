@@ -7,9 +7,9 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Max
 
-from accounts.errors import InvalidInput
 from accounts.models import Member, Project, Team
 from accounts.services.audit import audit_record
+from core.errors import InvalidInput
 from memory.models import Task, TaskVersion
 
 GRANTABLE = ("team", "enterprise")

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accounts import access
-from accounts.errors import Forbidden, LimitExceeded, NotFound, Unprocessable
 from accounts.models import AccessKey, Member
 from accounts.services.workspaces import workspace_get_or_create
+from core.errors import Forbidden, LimitExceeded, NotFound, Unprocessable
 from memory.models import Layer, LinkKind, Memory, MemoryLink, Status, Task, TaskVersion
 from memory.selectors.visibility import memory_get_visible
 from memory.services.memories import MemoryDraft, memory_create

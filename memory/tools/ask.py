@@ -8,9 +8,9 @@ from typing import Annotated
 from pydantic import Field
 
 from accounts import access
-from accounts.errors import NotFound, Unprocessable
+from core.errors import NotFound, Unprocessable
+from core.registry import ToolCall, ToolSpec, registry
 from memory.models import Task
-from memory.registry import ToolCall, ToolSpec, registry
 from memory.selectors.ask import MAX_LIMIT, RUN_BUDGET_CHARS, memory_ask
 from memory.selectors.search import ReadScope
 from memory.tools.common import ID_MAX, QUERY_MAX, Closed, RowId, stated

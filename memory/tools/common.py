@@ -8,10 +8,10 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler
 from pydantic_core import CoreSchema, core_schema
 
-from accounts.errors import Forbidden
 from accounts.models import Workspace
 from accounts.services.workspaces import workspace_get_or_create
-from memory.registry import ToolCall
+from core.errors import Forbidden
+from core.registry import ToolCall
 
 # --- bounds every tool argument shares -----------------------------------------------------------
 # Every argument is bounded in its input model, so the published schema (MCP tools/list, OpenAPI,

@@ -10,11 +10,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, WithJsonSchema
 
-from accounts.errors import Unprocessable
+from core.errors import Unprocessable
+from core.registry import ToolCall, ToolSpec, registry
 from memory.graph import GraphTimeout, Rejection, graph_query, schema
 from memory.graph.executor import Answer
 from memory.graph.parser import MAX_QUERY_CHARS
-from memory.registry import ToolCall, ToolSpec, registry
 from memory.selectors.search import scope_for_key, scoped_memories
 from memory.tools.common import QUERY_MAX, Closed, stated
 from memory.tools.json_value import JsonCell

@@ -14,10 +14,10 @@ from django.contrib.auth.models import User
 from django.db.models import Q
 from pydantic import ConfigDict, Field, model_validator
 
-from accounts.errors import Unprocessable
 from accounts.models import Member, Team
+from core.errors import Unprocessable
+from core.registry import ToolCall, ToolSpec, registry
 from memory.models import LinkKind
-from memory.registry import ToolCall, ToolSpec, registry
 from memory.selectors.connections import memory_connections
 from memory.selectors.graph import Surroundings, shared_categories, surroundings
 from memory.selectors.search import ReadScope, hybrid_rank, memories_by_ids, scope_for_key, scoped_memories

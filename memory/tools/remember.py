@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field
 
-from accounts.errors import NotFound, PayloadTooLarge, Unprocessable
-from memory.registry import ToolCall, ToolSpec, registry
+from core.errors import NotFound, PayloadTooLarge, Unprocessable
+from core.registry import ToolCall, ToolSpec, registry
 from memory.selectors.visibility import memory_get_visible
 from memory.services.forgetting import memory_forget
 from memory.services.idempotency import idempotent

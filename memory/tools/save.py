@@ -11,12 +11,12 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Length
 from pydantic import ConfigDict, Field
 
-from accounts.errors import Conflict, PayloadTooLarge, Unprocessable
-from accounts.inputs import json_argument_load
 from accounts.selectors.projects import project_active_target
 from accounts.services.workspaces import workspace_get_or_create
+from core.errors import Conflict, PayloadTooLarge, Unprocessable
+from core.inputs import json_argument_load
+from core.registry import ToolCall, ToolSpec, registry
 from memory.models import Entity, Tag
-from memory.registry import ToolCall, ToolSpec, registry
 from memory.selectors.visibility import memory_get_visible
 from memory.services.idempotency import idempotent
 from memory.services.memories import MemoryDraft, memory_create

@@ -7,7 +7,7 @@ from typing import Annotated
 from django.db import connection
 from pydantic import Field
 
-from memory.registry import ToolCall, ToolSpec, registry
+from core.registry import ToolCall, ToolSpec, registry
 from memory.selectors.search import scope_for_key
 from memory.selectors.sql import (
     AGENT_SCHEMA,

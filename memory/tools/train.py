@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field
 
+from core.registry import ToolCall, ToolSpec, registry
 from memory.models import Memory
-from memory.registry import ToolCall, ToolSpec, registry
 from memory.services.idempotency import idempotent
 from memory.services.training import KINDS, TRAIN_LAYERS, Trained, memory_train, memory_train_check
 from memory.tools.common import ID_MAX, Closed, stated

@@ -10,8 +10,8 @@ from typing import Annotated
 
 from pydantic import Field
 
+from core.registry import ToolCall, ToolSpec, registry
 from memory.models import Entity
-from memory.registry import ToolCall, ToolSpec, registry
 from memory.services.corrections import Corrections, Refusal, memory_correct
 from memory.tools.common import ID_MAX, ITEMS_MAX, NAME_LOOKUP_MAX, TAG_MAX, TAGS_MAX, Closed, RowId
 from memory.tools.save import EntityIn, TagPath

@@ -9,8 +9,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from accounts.errors import NotFound
 from accounts.models import AuditEvent
+from core.errors import NotFound
 from partners.models import LinkSide, LinkStatus, PartnerEntityAlias, PartnerLink
 from partners.services.links import LINK_NOT_FOUND, required_version
 

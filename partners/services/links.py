@@ -18,9 +18,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts import access
-from accounts.errors import Forbidden, InvalidInput, NotFound
 from accounts.models import Enterprise, Member, Project
 from accounts.services.audit import audit_record
+from core.errors import Forbidden, InvalidInput, NotFound
 from memory.text import fold
 from partners.door import side_context
 from partners.models import LinkSide, LinkStatus, PartnerEntityAlias, PartnerLink, empty_exposure

@@ -14,9 +14,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.errors import InvalidInput, NotFound
 from accounts.models import Enterprise
 from accounts.services.audit import audit_record
+from core.errors import InvalidInput, NotFound
 from partners.crypto import credential_digest, credential_encrypt, credential_new
 from partners.door import side_context
 from partners.models import LinkSide, PartnerLink, empty_exposure

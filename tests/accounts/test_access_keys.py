@@ -10,10 +10,10 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
-from accounts.errors import InvalidInput
 from accounts.models import AccessKey, AuditEvent
 from accounts.services.keys import access_key_create, access_key_digest, access_key_revoke
-from accounts.tenancy import tenant_context
+from core.errors import InvalidInput
+from core.tenancy import tenant_context
 
 
 def _get(client, path, secret=None, **headers):

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from accounts.models import AuditEvent, Project
-from accounts.tenancy import tenant_context
+from core.tenancy import tenant_context
 
 MODELS = [
     "enterprise",

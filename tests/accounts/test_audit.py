@@ -16,7 +16,7 @@ from accounts.models import AuditEvent, Role
 from accounts.services.enterprises import role_create
 from accounts.services.keys import access_key_create
 from accounts.services.workspaces import workspace_delete, workspace_get_or_create
-from accounts.tenancy import tenant_context
+from core.tenancy import tenant_context
 
 
 def test_a_write_appends_its_audit_event_with_the_actor(world):
@@ -58,7 +58,7 @@ def test_the_app_role_cannot_change_or_remove_audit_rows(world, statement):
 
 
 def test_workspace_lifecycle_is_audited_and_names_never_return(world):
-    from accounts.errors import Conflict
+    from core.errors import Conflict
 
     with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
         ws = workspace_get_or_create(project=world.a.project, name="drafts")
@@ -76,8 +76,8 @@ def test_workspace_lifecycle_is_audited_and_names_never_return(world):
 
 
 def test_workspace_of_another_project_is_forbidden(world):
-    from accounts.errors import Forbidden
     from accounts.services.workspaces import workspace_check_project
+    from core.errors import Forbidden
 
     with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
         ws = workspace_get_or_create(project=world.a.project, name="notes")
@@ -87,7 +87,7 @@ def test_workspace_of_another_project_is_forbidden(world):
 
 
 def test_empty_workspace_name_is_refused(world):
-    from accounts.errors import InvalidInput
+    from core.errors import InvalidInput
 
     with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
         with pytest.raises(InvalidInput, match="workspace and scope must not be empty"):

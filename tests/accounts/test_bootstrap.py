@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from accounts.dbserver import MISSING_VECTOR
+from core.dbserver import MISSING_VECTOR
 from tests.live import ROOT
 
 # The machines' system PostgreSQL 15 (trust auth on 127.0.0.1) has no pgvector.
@@ -41,7 +41,7 @@ def test_a_server_without_pgvector_fails_start_up_with_one_line():
 def test_the_app_role_must_differ_from_the_owner():
     from django.core.exceptions import ImproperlyConfigured
 
-    from accounts.dbserver import database_settings
+    from core.dbserver import database_settings
 
     saved = dict(os.environ)
     try:
@@ -71,7 +71,7 @@ def test_connections_run_without_jit():
 
 
 def test_the_pool_is_the_app_roles_only(monkeypatch):
-    from accounts.dbserver import database_settings
+    from core.dbserver import database_settings
 
     monkeypatch.setenv("MNEMOS_DB_POOL", "3")
     monkeypatch.setenv("DATABASE_URL", "postgres://mnemos_owner:pw@127.0.0.1:5432/mnemos")
@@ -82,7 +82,7 @@ def test_the_pool_is_the_app_roles_only(monkeypatch):
 
 
 def test_a_urls_own_server_options_are_kept(monkeypatch):
-    from accounts.dbserver import database_settings
+    from core.dbserver import database_settings
 
     monkeypatch.setenv(
         "DATABASE_URL", "postgres://mnemos_owner:pw@127.0.0.1:5432/mnemos?options=-c%20search_path%3Dmnemos"
@@ -114,7 +114,7 @@ def test_a_repeated_statement_is_prepared_on_its_connection():
 
 
 def test_preparing_can_be_turned_off(monkeypatch):
-    from accounts.dbserver import database_settings
+    from core.dbserver import database_settings
 
     monkeypatch.setenv("MNEMOS_DB_PREPARE_THRESHOLD", "0")
     assert database_settings()["default"]["OPTIONS"]["prepare_threshold"] is None
@@ -124,11 +124,11 @@ def test_preparing_can_be_turned_off(monkeypatch):
 
 @pytest.mark.django_db(databases=["default"])
 def test_the_embedded_server_starts_with_mnemos_shared_buffers():
-    """The test cluster was started through accounts/dbserver.py: it runs with Mnemos's settings,
+    """The test cluster was started through core/dbserver.py: it runs with Mnemos's settings,
     not initdb's 128 MB (a 100k-memory project's rows and vector index do not fit in those)."""
     from django.db import connection
 
-    from accounts.dbserver import shared_buffers_mib
+    from core.dbserver import shared_buffers_mib
 
     if os.environ.get("DATABASE_URL", "").strip():
         pytest.skip("DATABASE_URL names a server Mnemos does not configure")
@@ -138,7 +138,7 @@ def test_the_embedded_server_starts_with_mnemos_shared_buffers():
 
 
 def test_the_server_conf_is_written_and_included_once(tmp_path, monkeypatch):
-    from accounts.dbserver import SERVER_CONF, write_server_conf
+    from core.dbserver import SERVER_CONF, write_server_conf
 
     (tmp_path / "postgresql.conf").write_text("max_connections = 100\n", encoding="utf-8")
     monkeypatch.setenv("MNEMOS_PG_SHARED_BUFFERS_MB", "512")
@@ -154,7 +154,7 @@ def test_the_server_conf_is_written_and_included_once(tmp_path, monkeypatch):
 def test_shared_buffers_default_to_a_quarter_of_memory_within_bounds(monkeypatch):
     from django.core.exceptions import ImproperlyConfigured
 
-    from accounts import dbserver
+    from core import dbserver
 
     monkeypatch.delenv("MNEMOS_PG_SHARED_BUFFERS_MB", raising=False)
     for memory, expected in ((24 * 1024, 6 * 1024), (256, 128), (128 * 1024, 8192)):

@@ -1,4 +1,4 @@
-"""accounts/compiled.py and the key every door loads with it: the same objects the queryset gives."""
+"""core/compiled.py and the key every door loads with it: the same objects the queryset gives."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from django.db import connection
 from django.db.models import Model, QuerySet
 from django.test.utils import CaptureQueriesContext
 
-from accounts.compiled import CompiledQuery
 from accounts.models import AccessKey, Project
 from accounts.selectors.keys import access_key_load
-from accounts.tenancy import tenant_context
+from core.compiled import CompiledQuery
+from core.tenancy import tenant_context
 
 RELATED = ("member", "member.user", "project", "project.team", "workspace", "enterprise", "enterprise.plan")
 

@@ -6,7 +6,7 @@ from guardian.core import ObjectPermissionChecker
 
 from accounts.models import ProjectTeamPermission, ProjectUserPermission
 from accounts.services.enterprises import project_grant
-from accounts.tenancy import tenant_context
+from core.tenancy import tenant_context
 
 
 def test_team_grant_reaches_its_members(world):

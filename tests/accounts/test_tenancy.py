@@ -7,7 +7,7 @@ from django.apps import apps
 from django.db import connection
 
 from accounts.models import AuditEvent, Enterprise, Project
-from accounts.tenancy import TenantContextMissing, tenant_context, tenant_models
+from core.tenancy import TenantContextMissing, tenant_context, tenant_models
 
 # Models that are not tenant-owned, each with the reason.
 GLOBAL_MODELS_ALLOWLIST = {

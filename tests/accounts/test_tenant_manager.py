@@ -9,7 +9,7 @@ import uuid
 import pytest
 from django.db.models import QuerySet
 
-from accounts.tenancy import TenantContextMissing, TenantQuerySet, tenant_context, tenant_models
+from core.tenancy import TenantContextMissing, TenantQuerySet, tenant_context, tenant_models
 
 
 def _fresh(model, enterprise_id) -> QuerySet:

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from accounts.models import AccessKey
 from accounts.tasks import access_key_touch_task, enqueue
-from accounts.tenancy import TenantContextMissing, tenant_context
+from core.tenancy import TenantContextMissing, tenant_context
 from tests.live import running_worker, wait_for
 
 pytestmark = pytest.mark.live

@@ -22,7 +22,7 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, ViewportSize, expect, sync_playwright
 
 from accounts.models import Member
-from accounts.tenancy import tenant_context
+from core.tenancy import tenant_context
 from memory.models import Memory
 from tests.conftest import Person, World, build_world
 from tests.live import ROOT, running_web, running_worker

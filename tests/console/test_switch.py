@@ -10,7 +10,7 @@ from django.core import signing
 from accounts.models import AccessKey, AuditEvent, Member
 from accounts.services.keys import access_key_create
 from accounts.services.targets import project_publish
-from accounts.tenancy import tenant_context
+from core.tenancy import tenant_context
 
 
 def _links(client, secret):
@@ -144,7 +144,7 @@ def test_a_public_target_is_read_only(client, world):
 def test_the_tools_page_lists_the_registry(client, world):
     from django.utils.html import escape
 
-    from memory.registry import registry
+    from core.registry import registry
 
     client.force_login(world.alice.user)
     page = client.get("/console/tools/")

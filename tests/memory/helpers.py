@@ -46,6 +46,6 @@ def archive(world, *ids: str, slug: str = "a") -> None:
 
 def ctx(world, slug: str = "a"):
     """The tenant context of enterprise ``slug`` of the test world."""
-    from accounts.tenancy import tenant_context
+    from core.tenancy import tenant_context
 
     return tenant_context(enterprise_id=getattr(world, slug).enterprise.pk, door="test")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from accounts.tenancy import tenant_context
-from memory.dispatch import tool_dispatch
+from core.dispatch import tool_dispatch
+from core.tenancy import tenant_context
 from memory.models import EntityCooccurrence, LinkKind, Memory, MemoryLink
 from tests.live import running_worker, wait_for
 

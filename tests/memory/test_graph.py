@@ -14,7 +14,7 @@ import pytest
 from accounts.models import AuditEvent
 from accounts.services.keys import access_key_create
 from accounts.services.workspaces import workspace_get_or_create
-from memory.dispatch import tool_dispatch
+from core.dispatch import tool_dispatch
 from memory.graph import schema
 from memory.models import Entity, EntityCooccurrence, EntityRename, LinkKind, Memory, MemoryLink
 from memory.services.memories import MemoryDraft, memory_create

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from memory.registry import registry
+from core.registry import registry
 from memory.tools.common import Clamped
 from tests.memory.helpers import save_event, tool
 
@@ -149,7 +149,7 @@ def test_seed_limits_are_stated_as_the_seeds_give_them():
 
 
 def test_the_tool_docs_state_the_bounds():
-    from memory.tool_docs import render_toolset
+    from core.tool_docs import render_toolset
 
     aiakiv = render_toolset("aiakiv")
     assert "| `query` | string | yes |  | 1-2000 characters |" in aiakiv
@@ -176,16 +176,16 @@ def test_an_over_long_query_is_refused_naming_the_field(client, world, alice):
 
 def test_the_door_embeds_only_a_query_the_validation_accepts(client, world, alice, monkeypatch):
     # The door starts a query's embedding before validation; an over-long one must not start it.
-    import memory.dispatch
+    from core.registry import registry
 
     started: list[object] = []
-    prefetch = memory.dispatch.query_vector_prefetch
+    prefetch = registry._prefetch
 
     def observed(text: object) -> Any:
         started.append(text)
-        return prefetch(text)
+        return prefetch(text)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(memory.dispatch, "query_vector_prefetch", observed)
+    monkeypatch.setattr(registry, "_prefetch", observed)
     assert tool(client, alice, "search_memory", {"query": "x" * 100_000}).status_code == 422
     assert tool(client, alice, "memory.ask", {"purpose": "x" * 2001}).status_code == 422
     assert tool(client, alice, "search_memory", {"query": 5}).status_code == 422

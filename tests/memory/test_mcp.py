@@ -15,7 +15,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from accounts.services.keys import access_key_create
-from accounts.tenancy import tenant_context
+from core.tenancy import tenant_context
 from tests.live import ROOT, running_web
 
 pytestmark = pytest.mark.live

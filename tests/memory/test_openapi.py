@@ -9,9 +9,9 @@ import pytest
 from openapi_spec_validator import validate
 from pydantic import BaseModel, ConfigDict, Field
 
-from accounts.api.v1.schema import ERROR_SCHEMA
-from memory.openapi import add_tool_paths
-from memory.registry import ToolSpec, registry
+from core.openapi import add_tool_paths
+from core.registry import ToolSpec, registry
+from core.schema import ERROR_SCHEMA
 
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
 

@@ -308,7 +308,7 @@ def test_ask_in_a_run_fits_one_result(client, world, alice, task):
     long = "The release check needs the preview URL. " + "detail " * (RUN_BUDGET_CHARS // 7 + 10)
     big = _note(world, task, long)
     other = _note(world, task, "The release check needs the preview URL and a changelog entry.")
-    from memory.dispatch import tool_dispatch
+    from core.dispatch import tool_dispatch
 
     outcome = tool_dispatch(
         secret=alice,

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from memory.registry import ToolRegistry, registry
-from memory.tool_docs import HEADER, docs_dir, rendered_docs
+from core.registry import ToolRegistry, registry
+from core.tool_docs import HEADER, docs_dir, rendered_docs
 
 TOOLS = registry.all()
 

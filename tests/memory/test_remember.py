@@ -9,7 +9,7 @@ import pytest
 from accounts.models import Plan
 from accounts.services.keys import access_key_create
 from accounts.services.workspaces import workspace_delete, workspace_get_or_create
-from accounts.tenancy import tenant_context
+from core.tenancy import tenant_context
 from memory.models import GuardEvent, Memory
 from tests.memory.helpers import tool
 

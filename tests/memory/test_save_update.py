@@ -9,7 +9,7 @@ import pytest
 
 from accounts.services.keys import access_key_create
 from accounts.services.targets import member_main_set
-from accounts.tenancy import tenant_context
+from core.tenancy import tenant_context
 from memory.models import Entity, EntityRename, LinkKind, Memory, MemoryLink
 from tests.memory.helpers import tool
 

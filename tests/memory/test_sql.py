@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from accounts.models import AuditEvent
-from accounts.tenancy import tenant_context
+from core.tenancy import tenant_context
 from tests.memory.helpers import tool
 
 

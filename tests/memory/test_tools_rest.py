@@ -7,14 +7,14 @@ import json
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
+from accounts import door
 from accounts.models import AuditEvent, Plan, SubscriptionState
 from accounts.services.enterprises import enterprise_set_subscription, project_grant
 from accounts.services.keys import access_key_create
 from accounts.services.targets import member_main_pause, project_publish
 from accounts.switch_links import switch_token_read
-from accounts.tenancy import tenant_context
-from memory import dispatch
-from memory.registry import ToolSpec, registry
+from core.registry import ToolSpec, registry
+from core.tenancy import tenant_context
 
 URL = "/v1/tools/list_memory_projects"
 
@@ -230,9 +230,9 @@ def write_tool():
     "state, read_status, write_status, text",
     [
         (SubscriptionState.ACTIVE, 200, 200, None),
-        (SubscriptionState.GRACE, 200, 403, dispatch.NOTICE_GRACE),
-        (SubscriptionState.NONE, 403, 403, dispatch.NOTICE_NONE),
-        (SubscriptionState.SUSPENDED, 403, 403, dispatch.NOTICE_SUSPENDED),
+        (SubscriptionState.GRACE, 200, 403, door.NOTICE_GRACE),
+        (SubscriptionState.NONE, 403, 403, door.NOTICE_NONE),
+        (SubscriptionState.SUSPENDED, 403, 403, door.NOTICE_SUSPENDED),
     ],
 )
 def test_subscription_states(client, world, write_tool, state, read_status, write_status, text):

@@ -9,7 +9,7 @@ import pytest
 from accounts.models import RoleAssignment
 from accounts.services.enterprises import role_create
 from accounts.services.keys import access_key_create
-from accounts.tenancy import tenant_context
+from core.tenancy import tenant_context
 from memory.models import Memory
 from memory.services.tasks import task_clone, task_create, task_version_create
 from tests.memory.helpers import tool

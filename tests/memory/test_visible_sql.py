@@ -108,7 +108,7 @@ def test_surroundings_reads_tags_entities_and_live_links_in_one_statement(client
 
 def test_a_search_takes_a_fixed_number_of_statements(world, alice):
     """An extra round trip per search is a red build (as a save's count is, test_write_throughput)."""
-    from memory.dispatch import tool_dispatch
+    from core.dispatch import tool_dispatch
 
     def call(name: str, arguments: dict) -> None:
         outcome = tool_dispatch(secret=alice, name=name, arguments=arguments, surface="rest")

@@ -8,8 +8,8 @@ import pytest
 from django.db import connections
 
 from accounts.models import AuditEvent, JobRun
-from accounts.tenancy import tenant_context
-from memory.dispatch import tool_dispatch
+from core.dispatch import tool_dispatch
+from core.tenancy import tenant_context
 from memory.models import IdempotencyRecord, Memory, MemoryEntity
 from tests.memory.helpers import tool
 

@@ -16,9 +16,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from accounts.models import AccessKey, Plan
-from memory.dispatch import tool_dispatch
-from memory.models import Entity, Memory, MemoryEntity, MemoryTag, Tag, ToolCallWindow
+from accounts.models import AccessKey, Plan, ToolCallWindow
+from core.dispatch import tool_dispatch
+from memory.models import Entity, Memory, MemoryEntity, MemoryTag, Tag
 from tests.live import running_web
 from tests.memory.helpers import archive, ctx, tool
 

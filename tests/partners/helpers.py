@@ -6,7 +6,7 @@ import uuid
 from typing import Any
 
 from accounts.models import AuditEvent
-from accounts.tenancy import tenant_context
+from core.tenancy import tenant_context
 from memory.models import Memory
 from partners.models import PartnerLink
 from partners.services.links import partner_link_consent, partner_link_exposure_set, partner_link_request

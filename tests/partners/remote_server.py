@@ -45,11 +45,11 @@ def _seed(consumer_org_id: str, link_id: str) -> dict[str, str]:
     from django.contrib.auth.models import User
     from django.core.management import call_command
 
-    from accounts.bootstrap import bootstrap_database
     from accounts.services.enterprises import enterprise_create, member_add, project_create, team_create
     from accounts.services.keys import access_key_create
-    from accounts.tenancy import tenant_context
-    from memory.dispatch import tool_dispatch
+    from core.bootstrap import bootstrap_database
+    from core.dispatch import tool_dispatch
+    from core.tenancy import tenant_context
     from memory.models import Memory
     from partners.services.links import partner_link_consent, partner_link_exposure_set
     from partners.services.remote import partner_link_provide_remote

@@ -15,8 +15,8 @@ import pytest
 from django.db import connection
 from django.test import override_settings
 
-from accounts.tenancy import tenant_context
-from memory.dispatch import tool_dispatch
+from core.dispatch import tool_dispatch
+from core.tenancy import tenant_context
 from partners.services.links import partner_link_consent
 from partners.services.remote import partner_link_consume_remote
 from tests.conftest import build_world

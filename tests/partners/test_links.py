@@ -8,8 +8,8 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
-from accounts.errors import Forbidden, InvalidInput, NotFound
 from accounts.models import AuditEvent
+from core.errors import Forbidden, InvalidInput, NotFound
 from partners.selectors.links import partner_link_usability, partner_links_list
 from partners.services.links import (
     partner_link_alias_add,
@@ -133,7 +133,7 @@ def test_only_admins_change_links_and_a_foreign_link_is_not_found(world, link):
 
 
 def tenant_ctx(tenant):
-    from accounts.tenancy import tenant_context
+    from core.tenancy import tenant_context
 
     return tenant_context(enterprise_id=tenant.enterprise.pk, door="test")
 

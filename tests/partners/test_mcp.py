@@ -10,8 +10,8 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from accounts.tenancy import tenant_context
-from memory.dispatch import tool_dispatch
+from core.dispatch import tool_dispatch
+from core.tenancy import tenant_context
 from memory.models import Memory
 from partners.services.links import partner_link_alias_add
 from tests.conftest import build_world

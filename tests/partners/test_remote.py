@@ -21,7 +21,7 @@ import pytest
 import trustme
 from django.test import override_settings
 
-from accounts.errors import InvalidInput
+from core.errors import InvalidInput
 from partners.crypto import credential_decrypt
 from partners.models import PartnerLink
 from partners.services.links import partner_link_consent

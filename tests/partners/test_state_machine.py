@@ -24,9 +24,9 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from accounts.errors import InvalidInput
 from accounts.models import OrgRole
-from accounts.tenancy import tenant_context
+from core.errors import InvalidInput
+from core.tenancy import tenant_context
 from partners.services import links as services
 from tests.conftest import add_person, build_tenant
 from tests.memory.helpers import tool

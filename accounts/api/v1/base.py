@@ -8,7 +8,6 @@ handler inside the key's tenant context (one transaction). Errors leave as
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any, ClassVar
 
 from django.core.exceptions import RequestDataTooBig
@@ -21,24 +20,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.errors import Forbidden, MnemosError, PayloadTooLarge
-from accounts.inputs import BODY_TOO_LARGE, arguments_check
 from accounts.models import AccessKey
-from accounts.selectors.keys import access_key_door, bearer_secret
+from accounts.selectors.keys import access_key_door
 from accounts.tasks import access_key_touch_soon
+from core.errors import Forbidden, MnemosError, PayloadTooLarge
+from core.http import bearer_secret, request_id_from
+from core.inputs import BODY_TOO_LARGE, arguments_check
 
 logger = logging.getLogger(__name__)
 
+
 # What the audit's request_id column holds (64 characters); anything else is not used (a fresh id is).
-_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,64}")
-
-
-def request_id_from(raw: str | None) -> str | None:
-    """The caller's X-Request-Id when it fits the audit (1-64 printable ASCII), else None (a fresh one).
-    A tracing header that a proxy may set is no reason to refuse the call."""
-    return raw if raw is not None and _REQUEST_ID.fullmatch(raw) else None
-
-
 def query_check(request: HttpRequest) -> None:
     """The query string's names and values, refused (422) as the tool door refuses arguments."""
     for name, values in request.GET.lists():

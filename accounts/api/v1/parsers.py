@@ -2,9 +2,9 @@
 
 DRF's own ``JSONParser`` hands the body straight to ``json.load``, which recurses once per level of
 nesting (a deep body was a ``RecursionError``, a 500). This one measures the depth on the text first
-(``accounts.inputs.json_body_load``), refuses a body over ``TOOL_BODY_MAX_BYTES`` with 413 and NUL
+(``core.inputs.json_body_load``), refuses a body over ``TOOL_BODY_MAX_BYTES`` with 413 and NUL
 characters or lone surrogates with 422 (``arguments_check``, as the tool door); its errors are
-``accounts.errors`` exceptions, rendered by the REST door as ``{"error", "code"}``.
+``core.errors`` exceptions, rendered by the REST door as ``{"error", "code"}``.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import IO, Any
 from django.conf import settings
 from rest_framework.parsers import JSONParser
 
-from accounts.errors import PayloadTooLarge
-from accounts.inputs import BODY_TOO_LARGE, arguments_check, json_body_load
+from core.errors import PayloadTooLarge
+from core.inputs import BODY_TOO_LARGE, arguments_check, json_body_load
 
 
 class LimitedJSONParser(JSONParser):

@@ -10,7 +10,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.api.v1.base import TenantAPIView
-from accounts.errors import InvalidInput
 from accounts.selectors.audit import (
     AUDIT_PAGE_DEFAULT,
     AUDIT_PAGE_MAX,
@@ -18,6 +17,7 @@ from accounts.selectors.audit import (
     audit_event_get,
     audit_events_list,
 )
+from core.errors import InvalidInput
 
 
 class WhoAmISerializer(serializers.Serializer[Any]):

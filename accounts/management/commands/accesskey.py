@@ -8,10 +8,10 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from accounts.errors import MnemosError
 from accounts.models import AccessKey, Enterprise, Member, OrgRole, Project
 from accounts.services.keys import access_key_create, access_key_revoke
-from accounts.tenancy import tenant_context
+from core.errors import MnemosError
+from core.tenancy import tenant_context
 
 
 def _split(raw: str | None) -> list[str] | None:

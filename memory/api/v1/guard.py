@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.api.v1.base import TenantAPIView
-from accounts.errors import InvalidInput
+from core.errors import InvalidInput
 from memory.guard import guard_check
 
 

@@ -12,13 +12,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts import access
-from accounts.api.v1.base import TenantAPIView, request_id_from
-from accounts.api.v1.schema import extra_error
-from accounts.errors import InvalidInput, NotFound
+from accounts.api.v1.base import TenantAPIView
 from accounts.models import AccessKey
-from accounts.selectors.keys import bearer_secret
-from memory.api.v1.views import ToolCallView, error_response
-from memory.dispatch import tool_dispatch
+from core.dispatch import tool_dispatch
+from core.errors import InvalidInput, NotFound
+from core.http import ToolCallView, bearer_secret, error_response, request_id_from
+from core.schema import extra_error
 from memory.models import Task, TaskRun
 from memory.services.runs import task_run_finish, task_run_start
 

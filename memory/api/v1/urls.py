@@ -2,10 +2,11 @@ from __future__ import annotations
 
 from django.urls import path
 
+from core import http
 from memory.api.v1 import guard, runs, views
 
 urlpatterns = [
-    path("tools/<str:name>", views.ToolCallView.as_view(), name="tool-call"),
+    path("tools/<str:name>", http.ToolCallView.as_view(), name="tool-call"),
     path("guard/check", guard.GuardCheckView.as_view(), name="guard-check"),
     path("tasks/<uuid:task_id>/memory/ask", runs.TaskAskView.as_view(), name="task-ask"),
     path("tasks/<uuid:task_id>/runs", runs.RunStartView.as_view(), name="task-run-start"),

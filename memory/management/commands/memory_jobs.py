@@ -9,7 +9,7 @@ from django.db import transaction
 
 from accounts.models import Enterprise
 from accounts.tasks import enqueue
-from accounts.tenancy import tenant_context
+from core.tenancy import tenant_context
 from memory.embedding import get_embedder
 from memory.guard import RULES_VERSION
 from memory.models import Memory

@@ -15,12 +15,10 @@ from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
-from accounts.api.v1.base import request_id_from
-from accounts.errors import MnemosError, NotAuthenticated, NotFound
-from accounts.inputs import arguments_check
-from accounts.selectors.keys import bearer_secret
-from accounts.tenancy import identity_lookup, tenant_context
-from memory.api.v1.views import error_response, json_arguments
+from core.errors import MnemosError, NotAuthenticated, NotFound
+from core.http import bearer_secret, error_response, json_arguments, request_id_from
+from core.inputs import arguments_check
+from core.tenancy import identity_lookup, tenant_context
 from partners.crypto import credential_digest
 from partners.models import LinkSide, PartnerLink
 from partners.provider import provider_serve

@@ -16,9 +16,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from accounts.errors import MnemosError
 from accounts.models import Enterprise
-from accounts.tenancy import tenant_context
+from core.errors import MnemosError
+from core.tenancy import tenant_context
 from partners.selectors.links import partner_links_list
 from partners.services import links as services
 from partners.services.remote import partner_link_consume_remote, partner_link_provide_remote

@@ -17,7 +17,7 @@ response. Measured through the save path, back to back on one server (bench/RESU
 CPU a save less than Django's handler, ~1 ms of it from keeping each thread's own context.
 
 A thread keeps its context between requests, as a WSGI thread does; what Mnemos sets per request is
-transaction-local in the database and reset through context-variable tokens (accounts.tenancy).
+transaction-local in the database and reset through context-variable tokens (core.tenancy).
 Streaming responses (WhiteNoise's files) are closed after they are sent, in whichever pool thread is
 free; their view thread's connection goes back to the pool at its next ``request_started``.
 """
@@ -34,7 +34,7 @@ from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.http import FileResponse, HttpResponseBase
 from django.urls import set_script_prefix
 
-from config.env import web_threads
+from core.env import web_threads
 
 
 class PooledSyncASGIHandler(ASGIHandler):

@@ -14,7 +14,7 @@ import math
 import re
 from typing import Any
 
-from accounts.errors import InvalidInput, Unprocessable
+from core.errors import InvalidInput, Unprocessable
 
 # Far deeper than any tool's arguments (save_memory's payload.entities[0].name is 4 levels).
 MAX_DEPTH = 64

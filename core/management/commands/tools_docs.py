@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from memory.tool_docs import write_docs
+from core.tool_docs import write_docs
 
 
 class Command(BaseCommand):

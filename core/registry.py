@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -99,9 +100,20 @@ class ToolSpec:
         return self.output_model.model_json_schema(mode="serialization")
 
 
+QueryPrefetch = Callable[[str | None], AbstractContextManager[Any]]
+
+
 class ToolRegistry:
     def __init__(self) -> None:
         self._tools: dict[str, ToolSpec] = {}
+        self._prefetch: QueryPrefetch = lambda _text: nullcontext()
+
+    def query_prefetch_install(self, prefetch: QueryPrefetch) -> None:
+        """What starts a query's embedding while the door goes on (memory installs its embedder's)."""
+        self._prefetch = prefetch
+
+    def query_prefetch(self, text: str | None) -> AbstractContextManager[Any]:
+        return self._prefetch(text)
 
     def register(self, spec: ToolSpec) -> ToolSpec:
         if spec.name in self._tools:

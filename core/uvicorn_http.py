@@ -5,7 +5,7 @@ With several workers uvicorn binds the listening socket itself as ``socket.socke
 response goes out as two writes (head, then body), so Nagle's algorithm holds the body until the
 client acknowledges the head, and the client delays that acknowledgement: +40 ms on every request
 (measured: GET /v1/whoami p50 4 ms with one worker, 48 ms with two). Passed as
-``uvicorn --http config.uvicorn_http:NoDelayHttpToolsProtocol`` by ``manage.py serve``.
+``uvicorn --http core.uvicorn_http:NoDelayHttpToolsProtocol`` by ``manage.py serve``.
 """
 
 from __future__ import annotations

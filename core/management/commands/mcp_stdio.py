@@ -9,7 +9,7 @@ import anyio
 from django.core.management.base import BaseCommand, CommandError
 from mcp.server.stdio import stdio_server
 
-from memory.mcp_server import build_server
+from core.mcp_server import build_server
 
 
 class Command(BaseCommand):

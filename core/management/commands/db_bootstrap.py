@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from accounts.bootstrap import bootstrap_database
+from core.bootstrap import bootstrap_database
 
 
 class Command(BaseCommand):

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import connections
 from psycopg import sql
 
-from accounts.dbserver import AGENT_SQL_ROLE
+from core.dbserver import AGENT_SQL_ROLE
 
 # Tables the app role may read and append to, but never change or remove.
 APPEND_ONLY_TABLES = ("accounts_auditevent",)
@@ -24,7 +24,7 @@ def apply_database_security(sender: AppConfig, using: str = "default", **_: Any)
     last = [config for config in apps.get_app_configs() if config.models_module is not None][-1]
     if sender.label != last.label:
         return
-    from accounts.tenancy import rls_policy_sql, tenant_models
+    from core.tenancy import rls_policy_sql, tenant_models
 
     connection = connections[using]
     app_role = settings.DATABASES["default"]["USER"]

@@ -9,7 +9,7 @@ import psycopg
 from django.conf import settings
 from psycopg import sql
 
-from accounts.dbserver import AGENT_SQL_ROLE, MISSING_VECTOR, OWNER_ROLE, superuser_settings
+from core.dbserver import AGENT_SQL_ROLE, MISSING_VECTOR, OWNER_ROLE, superuser_settings
 
 logger = logging.getLogger(__name__)
 

@@ -21,11 +21,11 @@ from typing import Any
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.module_loading import import_string
 
-from accounts.bootstrap import bootstrap_database
-from accounts.services.demo import demo_seed
-from config.env import web_workers
-from config.uvicorn_http import HTTP_PROTOCOL
+from core.bootstrap import bootstrap_database
+from core.env import web_workers
+from core.uvicorn_http import HTTP_PROTOCOL
 
 
 def _name(child: subprocess.Popen[bytes]) -> str:
@@ -50,7 +50,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         bootstrap_database()
         call_command("migrate", verbosity=0)
-        creds = None if options["no_demo"] else demo_seed()
+        creds = None if options["no_demo"] else import_string(settings.SERVE_DEMO_SEED)()
         self.base_url = f"http://{options['host']}:{options['port']}"
         children = [self._worker(options["concurrency"]), self._web(options["host"], options["port"])]
         # Memories scanned or embedded under older rules or another model are brought up to date.

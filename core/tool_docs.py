@@ -8,7 +8,7 @@ from typing import Any
 
 from django.conf import settings
 
-from memory.registry import TOOLSETS, ToolSpec, registry
+from core.registry import TOOLSETS, ToolSpec, registry
 
 HEADER = "Generated from the built-in tools registry. Do not edit by hand."
 TITLES = {

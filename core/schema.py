@@ -3,7 +3,7 @@
 drf-spectacular documents a view's success only. ``TenantAutoSchema`` (REST_FRAMEWORK's
 DEFAULT_SCHEMA_CLASS) adds to every operation of a ``TenantAPIView`` the refusals its door and DRF
 can give, so a new view is documented by default; a view that can refuse in more ways says so in
-``extend_schema(responses={409: error_response("...")})``. The tool routes (``memory.openapi``) use
+``extend_schema(responses={409: error_response("...")})``. The tool routes (``core.openapi``) use
 the same body and helpers.
 """
 
@@ -16,7 +16,7 @@ from drf_spectacular.plumbing import ComponentRegistry, ResolvedComponent
 from drf_spectacular.utils import OpenApiResponse
 
 ERROR_COMPONENT = "Error"
-# accounts.errors.MnemosError.as_dict, and TenantAPIView.handle_exception for DRF's own refusals.
+# core.errors.MnemosError.as_dict, and TenantAPIView.handle_exception for DRF's own refusals.
 ERROR_SCHEMA: dict[str, Any] = {
     "type": "object",
     "description": "Every refusal's body: the text, a stable code, and the error's own details "
@@ -120,9 +120,8 @@ class TenantAutoSchema(AutoSchema):
         return operation
 
     def _is_tenant_view(self) -> bool:
-        from accounts.api.v1.base import TenantAPIView
-
-        return isinstance(self.view, TenantAPIView)
+        """A view behind a tenant door (accounts.api.v1.base.TenantAPIView marks itself so): core names no app."""
+        return bool(getattr(self.view, "tenant_door", False))
 
     def _door_refusals(self, operation: dict[str, Any]) -> dict[str, dict[str, Any]]:
         """What TenantAPIView, its parser and DRF answer before (or around) the view's own code."""
@@ -133,7 +132,7 @@ class TenantAutoSchema(AutoSchema):
             # TenantAPIView renders the door's NotAuthenticated without DRF's WWW-Authenticate.
             "401": error_response(UNAUTHENTICATED),
             "406": error_response("The Accept header names no media type this API renders (JSON)."),
-            # The door checks every query string, the parser every body (accounts.inputs.arguments_check).
+            # The door checks every query string, the parser every body (core.inputs.arguments_check).
             "422": error_response(
                 "A parameter or the body carries NUL characters, unpaired surrogates or non-finite numbers, "
                 "or the view's own rules refuse it."

@@ -1,7 +1,7 @@
 """OpenAPI for the tools: one path per tool, from the same pydantic models as MCP.
 
-Each operation lists what the tool door (``memory.dispatch``) and the REST adapter
-(``memory.api.v1.views``) can answer, with the shared ``Error`` body (``accounts.api.v1.schema``).
+Each operation lists what the tool door (``core.dispatch``) and the REST adapter
+(``memory.api.v1.views``) can answer, with the shared ``Error`` body (``core.schema``).
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from accounts.api.v1.schema import (
+from core.registry import ToolSpec, registry
+from core.schema import (
     ACCESS_KEY_SECURITY,
     REQUEST_ID_PARAMETER,
     UNAUTHENTICATED,
@@ -17,7 +18,6 @@ from accounts.api.v1.schema import (
     error_response,
     register_components,
 )
-from memory.registry import ToolSpec, registry
 
 COMPONENTS_PREFIX = "#/components/schemas/"
 # The seed routes' path ids are task ids: the URL converter (memory/api/v1/urls.py) takes only uuids.

@@ -13,10 +13,11 @@ from starlette.applications import Starlette
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from accounts.errors import MnemosError, PayloadTooLarge
-from accounts.inputs import BODY_TOO_LARGE
-from accounts.selectors.keys import access_key_identify, bearer_secret
-from memory.mcp_server import build_server, http_secret
+from core.dispatch import gate
+from core.errors import MnemosError, PayloadTooLarge
+from core.http import bearer_secret
+from core.inputs import BODY_TOO_LARGE
+from core.mcp_server import build_server, http_secret
 
 
 async def _refuse(send: Send, error: MnemosError) -> None:
@@ -39,7 +40,7 @@ class RequireAccessKey:
         if scope["type"] == "http":
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
             try:
-                await sync_to_async(access_key_identify)(secret=bearer_secret(headers.get("authorization")))
+                await sync_to_async(gate().identify)(secret=bearer_secret(headers.get("authorization")))
             except MnemosError as exc:
                 await _refuse(send, exc)
                 return

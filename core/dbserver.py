@@ -24,7 +24,7 @@ from typing import Any
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_int
+from core.env import env_int
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DEFAULT_PGDATA = BASE_DIR / "var" / "pg"
@@ -92,7 +92,7 @@ def write_server_conf(pgdata: Path) -> None:
     text = main.read_text(encoding="utf-8")
     if _INCLUDE not in text.splitlines():
         main.write_text(
-            text.rstrip("\n") + f"\n\n# Mnemos (accounts/dbserver.py)\n{_INCLUDE}\n", encoding="utf-8"
+            text.rstrip("\n") + f"\n\n# Mnemos (core/dbserver.py)\n{_INCLUDE}\n", encoding="utf-8"
         )
 
 

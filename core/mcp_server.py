@@ -2,7 +2,7 @@
 
 Streamable HTTP at ``/mcp`` (in the same ASGI application as Django, bearer
 access key) and stdio (``manage.py mcp_stdio``, key from ``MNEMOS_ACCESS_KEY``).
-Every call goes through ``memory.dispatch.tool_dispatch``.
+Every call goes through ``core.dispatch.tool_dispatch``.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from asgiref.sync import sync_to_async
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
-from accounts.api.v1.base import request_id_from
-from memory.dispatch import UnknownTool, tool_dispatch, tool_list_for
-from memory.registry import ToolSpec
+from core.dispatch import UnknownTool, tool_dispatch, tool_list_for
+from core.http import request_id_from
+from core.registry import ToolSpec
 
 SERVER_NAME = "mnemos"
 INSTRUCTIONS = (
@@ -31,7 +31,7 @@ SecretSource = Callable[[Any], str | None]
 
 def http_secret(ctx: Any) -> str | None:
     """The bearer key of the HTTP request behind this MCP request."""
-    from accounts.selectors.keys import bearer_secret
+    from core.http import bearer_secret
 
     request = getattr(ctx, "request", None)
     if request is None:
@@ -62,7 +62,7 @@ def error_text(tool_name: str, message: str) -> str:
 
 def build_server(secret_source: SecretSource, *, surface: str) -> Server[Any]:
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        from accounts.errors import MnemosError
+        from core.errors import MnemosError
 
         try:
             specs = await sync_to_async(tool_list_for)(secret=secret_source(ctx))

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from celery import current_app as app
 from django.conf import settings
 from django.db import connection
-
-from config.celery import app
 
 
 def check_database() -> dict[str, Any]:

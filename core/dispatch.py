@@ -1,0 +1,161 @@
+"""The tool door: every tool call, from every surface, passes here.
+
+gate (the app that owns principals: accounts.door.KeyGate: authenticate, subscription, rate limit,
+scope and membership) -> the call's tenant context in a transaction (the query's embedding started
+beside it) -> input check (NUL, lone surrogates, depth: core.inputs) -> validate arguments (the bounds
+of each input model) -> handler (whose writes ask accounts.access about their project and folder) ->
+audit. Reads are audited too (which key read which memory ids). A failed call's audit goes in a
+transaction of its own after the rollback.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ValidationError
+
+from core.errors import MnemosError, NotFound, Unprocessable
+from core.inputs import arguments_check
+from core.registry import ToolCall, ToolSpec, dump_output, registry
+
+logger = logging.getLogger(__name__)
+
+
+class UnknownTool(NotFound):
+    code = "unknown_tool"
+
+
+@dataclass
+class ToolOutcome:
+    spec: ToolSpec | None
+    output: dict[str, Any] | None = None
+    error: MnemosError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class Pass(Protocol):
+    """A call the gate let through."""
+
+    def context(self) -> AbstractContextManager[None]: ...
+
+    def call(self, *, surface: str, idempotency_key: str | None, task_id: str | None) -> ToolCall: ...
+
+    def audit(self, *, action: str, details: dict[str, Any]) -> None: ...
+
+
+class Gate(Protocol):
+    """Who may call: installed by the app that owns principals (``accounts``), so core imports no app."""
+
+    def enter(
+        self, *, secret: str | None, name: str, spec: ToolSpec | None, surface: str, request_id: str
+    ) -> Pass | ToolOutcome: ...
+
+    def tools_for(self, *, secret: str | None) -> list[ToolSpec]: ...
+
+    def identify(self, *, secret: str | None) -> None: ...
+
+
+_gates: list[Gate] = []
+
+
+def gate_install(gate: Gate) -> None:
+    """The one gate of this process (``AccountsConfig.ready``); installing again replaces it."""
+    _gates[:] = [gate]
+
+
+def gate() -> Gate:
+    if not _gates:
+        raise RuntimeError("no tool gate installed: is the accounts app in INSTALLED_APPS?")
+    return _gates[0]
+
+
+def validation_message(exc: ValidationError) -> str:
+    """Pydantic errors as one line; a validator's own text (the seeds' exact texts) comes through as is."""
+    parts = []
+    for error in exc.errors():
+        if error["type"] == "value_error" and "error" in error.get("ctx", {}):
+            parts.append(str(error["ctx"]["error"]))
+            continue
+        where = ".".join(str(p) for p in error["loc"]) or "arguments"
+        message = error["msg"]
+        if error["type"] == "extra_forbidden":
+            message = "unknown argument"
+        parts.append(f"{where}: {message}")
+    return "; ".join(parts)
+
+
+def call_audit_details(
+    spec: ToolSpec, surface: str, call: ToolCall | None, error: MnemosError | None
+) -> dict[str, Any]:
+    details: dict[str, Any] = {"tool": spec.name, "surface": surface, "ok": error is None}
+    if error is not None:
+        details["error_code"] = error.code
+        details["error"] = error.message[:500]
+    if call is not None and call.read_ids:
+        details["read_ids"] = call.read_ids
+    return details
+
+
+def tool_dispatch(
+    *,
+    secret: str | None,
+    name: str,
+    arguments: dict[str, Any] | None,
+    surface: str,
+    idempotency_key: str | None = None,
+    request_id: str | None = None,
+    task_id: str | None = None,
+) -> ToolOutcome:
+    request_id = request_id or uuid.uuid4().hex
+    spec = registry.get(name)
+    gated = gate().enter(secret=secret, name=name, spec=spec, surface=surface, request_id=request_id)
+    if isinstance(gated, ToolOutcome):
+        return gated
+    assert spec is not None  # the gate refused an unknown tool
+
+    call: ToolCall | None = None
+    try:
+        with registry.query_prefetch(spec.query_text(arguments)), gated.context():
+            arguments_check(arguments or {})  # NUL, lone surrogates, depth: 422 before validation
+            try:
+                arguments_model = spec.input_model.model_validate(arguments or {})
+            except ValidationError as exc:
+                raise Unprocessable(validation_message(exc), code="invalid_arguments") from exc
+            call = gated.call(surface=surface, idempotency_key=idempotency_key, task_id=task_id)
+            result = spec.handler(call, arguments_model)
+            output = _dump(spec, result)
+            gated.audit(action="tool.call", details=call_audit_details(spec, surface, call, None))
+            return ToolOutcome(spec=spec, output=output)
+    except MnemosError as exc:
+        error: MnemosError = exc
+    except Exception:
+        logger.exception("tool %s failed", spec.name)
+        error = MnemosError(
+            "internal error: the call was not completed and nothing was changed", code="internal_error"
+        )
+        error.http_status = 500
+    # The failed call's transaction rolled back; its audit goes in one of its own.
+    with gated.context():
+        gated.audit(action="tool.error", details=call_audit_details(spec, surface, call, error))
+        error.record_after_rollback()
+    return ToolOutcome(spec=spec, error=error)
+
+
+def _dump(spec: ToolSpec, result: BaseModel) -> dict[str, Any]:
+    if not isinstance(result, spec.output_model):
+        raise TypeError(
+            f"tool {spec.name} returned {type(result).__name__}, not {spec.output_model.__name__}"
+        )
+    return dict(dump_output(result))
+
+
+def tool_list_for(*, secret: str | None) -> list[ToolSpec]:
+    """The tools this key may see (its toolsets); raises NotAuthenticated for a bad key."""
+    return gate().tools_for(secret=secret)
