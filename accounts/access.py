@@ -26,7 +26,6 @@ the project rule from here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import QuerySet
@@ -39,12 +38,10 @@ from core.errors import Forbidden
 WRITE_SCOPES = frozenset({Scope.MEMORY_WRITE, Scope.TASKS_WRITE})
 READ_PERMISSION = "accounts.view_project"
 WRITE_PERMISSION = "accounts.write_project"
-MANAGE_PERMISSION = "accounts.manage_project"
 
 MEMBERSHIP_MAY_NOT_WRITE = "membership may not write in this organization"
 MEMBERSHIP_INACTIVE = "this membership is not active in this organization"
 PROJECT_WRITE_DENIED = "this membership may not write in project '{project}'"
-PROJECT_READ_DENIED = "this membership may not read project '{project}'"
 FOLDER_DENIED = "this access key is bound to folder '{folder}' and may not reach other folders"
 
 
@@ -126,20 +123,6 @@ def project_may_manage(*, member: Member, project: Project | Any) -> bool:
 
 
 # -- what a key narrows ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class KeyReach:
-    """Where a key's reads reach beyond its member's visibility (tools report it as searched_scope)."""
-
-    project_ids: tuple[Any, ...] | None
-    workspace_id: Any | None
-    include_enterprise_wide: bool = True
-
-
-def key_read_reach(key: AccessKey) -> KeyReach:
-    """A folder-bound key reads its folder, a project key its project; both read enterprise-wide notes."""
-    return KeyReach(project_ids=(key.project_id,), workspace_id=key.workspace_id)
 
 
 def key_is_folder_bound(key: AccessKey | None) -> bool:
