@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from accounts import access
 from accounts.models import AccessKey, SubscriptionState, ToolCallWindow
-from accounts.selectors.keys import access_key_door
+from accounts.selectors.keys import access_key_door, access_key_identify
 from accounts.services.audit import audit_record
 from accounts.tasks import access_key_touch_soon
 from core.dispatch import ToolOutcome, UnknownTool, call_audit_details
@@ -31,7 +31,6 @@ RATE_LIMITED = "MCP rate limit exceeded, project call limit exceeded"
 NOTICE_NONE = "[MMW Notice]: this account has no active subscription, so memory tools are unavailable. An owner can start one in the console."
 NOTICE_SUSPENDED = "[MMW Notice]: this account is suspended, so memory tools are unavailable. An owner can resolve it in the console."
 NOTICE_GRACE = "[MMW Notice]: this account is in its grace period and read-only: reading works, saving does not until the subscription is renewed."
-MEMBERSHIP_MAY_NOT_WRITE = access.MEMBERSHIP_MAY_NOT_WRITE
 
 
 class SubscriptionBlocked(Forbidden):
@@ -96,7 +95,7 @@ def _check_scope(key: AccessKey, spec: ToolSpec) -> None:
         )
     # The seed's text for a write by an auditor or an inactive membership; an inactive one reads nothing either.
     if not spec.read_only and not access.member_may_write(key.member):
-        raise Forbidden(MEMBERSHIP_MAY_NOT_WRITE, code="membership_may_not_write")
+        raise Forbidden(access.MEMBERSHIP_MAY_NOT_WRITE, code="membership_may_not_write")
     if not key.member.is_active:
         raise Forbidden(access.MEMBERSHIP_INACTIVE, code="membership_inactive")
 
@@ -177,6 +176,4 @@ class KeyGate:
 
     def identify(self, *, secret: str | None) -> None:
         """Raise NotAuthenticated unless the secret names a usable key (MCP's HTTP door, before the SDK)."""
-        from accounts.selectors.keys import access_key_identify
-
         access_key_identify(secret=secret)

@@ -21,19 +21,17 @@ from django.views.decorators.csrf import csrf_exempt
 from core.dispatch import tool_dispatch
 from core.errors import InvalidInput, MnemosError, PayloadTooLarge
 from core.inputs import BODY_TOO_LARGE, json_body_load
+from core.tenancy import request_id_fits
 
 IDEMPOTENCY_HEADER = "X-Idempotency-Key"
 INVALID_IDEMPOTENCY_KEY = "invalid X-Idempotency-Key"
 _PRINTABLE_ASCII = re.compile(r"^[\x20-\x7e]{1,256}$")
 
 
-_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,64}")
-
-
 def request_id_from(raw: str | None) -> str | None:
     """The caller's X-Request-Id when it fits the audit (1-64 printable ASCII), else None (a fresh one).
     A tracing header that a proxy may set is no reason to refuse the call."""
-    return raw if raw is not None and _REQUEST_ID.fullmatch(raw) else None
+    return raw if request_id_fits(raw) else None
 
 
 def bearer_secret(header: str | None) -> str | None:

@@ -40,7 +40,7 @@ ACCESS_KEY_SCHEMA: dict[str, Any] = {
     "description": "A Mnemos access key: 'Authorization: Bearer <key>'.",
 }
 ACCESS_KEY_SECURITY: list[dict[str, list[str]]] = [{ACCESS_KEY_SCHEME: []}]
-# Every door reads it (accounts.api.v1.base.request_id_from): the audit's request id.
+# Every door reads it (core.http.request_id_from): the audit's request id.
 REQUEST_ID_PARAMETER: dict[str, Any] = {
     "name": "X-Request-Id",
     "in": "header",

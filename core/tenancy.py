@@ -74,10 +74,15 @@ def _set_local(name: str, value: str) -> None:
 _REQUEST_ID = re.compile(r"[\x21-\x7e]{1,64}")
 
 
+def request_id_fits(raw: str | None) -> bool:
+    """Whether a caller's request id fits the audit: 1-64 printable ASCII characters."""
+    return raw is not None and _REQUEST_ID.fullmatch(raw) is not None
+
+
 def usable_request_id(raw: str | None) -> str:
-    """A caller's request id when it fits the audit (1-64 printable ASCII), else a fresh one: every door's
-    tracing header (X-Request-Id, a JSON-RPC id) is a hint, never a reason to fail the call."""
-    return raw if raw is not None and _REQUEST_ID.fullmatch(raw) else uuid.uuid4().hex
+    """A caller's request id when it fits the audit, else a fresh one: every door's tracing header
+    (X-Request-Id, a JSON-RPC id) is a hint, never a reason to fail the call."""
+    return raw if raw is not None and request_id_fits(raw) else uuid.uuid4().hex
 
 
 @contextmanager

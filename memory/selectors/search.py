@@ -87,9 +87,7 @@ def scoped_memories(scope: ReadScope) -> QuerySet[Memory]:
     place = Q()
     if scope.workspace_id is not None:
         place &= Q(workspace_id=scope.workspace_id)
-    if scope.project_ids is not None and (
-        scope.workspace_id is None or scope.project_ids != (scope.key.project_id,)
-    ):
+    if scope.project_ids is not None:
         place &= Q(project_id__in=scope.project_ids)
     if place:
         if scope.include_enterprise_wide:
