@@ -26,6 +26,7 @@ the project rule from here.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import QuerySet
@@ -33,6 +34,7 @@ from guardian.core import ObjectPermissionChecker
 from guardian.shortcuts import get_objects_for_user
 
 from accounts.models import AccessKey, Member, OrgRole, Project, Scope
+from accounts.selectors.members import member_auditor_enterprise
 from core.errors import Forbidden
 
 WRITE_SCOPES = frozenset({Scope.MEMORY_WRITE, Scope.TASKS_WRITE})
@@ -189,10 +191,16 @@ def key_may_be_made(*, member: Member, project: Project, scopes: list[str]) -> b
 # -- tasks -------------------------------------------------------------------------------------------
 
 
+def _key_may_reach_task(key: AccessKey | None, task: Any) -> bool:
+    """A run key (the ``run_key`` of one run) reaches only its run's task; any other key every task."""
+    bound = key.bound_task_id if key is not None else None
+    return bound is None or str(bound) == str(task.pk)
+
+
 def task_may_read(*, member: Member, key: AccessKey | None, task: Any) -> bool:
     """Ask a task's memory: read on its project; a run key only its own task; a folder-bound key only
     a task of its own project."""
-    if key is not None and key.task_id is not None and str(key.task_id) != str(task.pk):
+    if not _key_may_reach_task(key, task):
         return False
     return key_may_use_project(key=key, project_id=task.project_id) and project_may_read(
         member=member, project=task.project_id
@@ -204,7 +212,7 @@ def task_may_run(*, member: Member, key: AccessKey | None, task: Any) -> bool:
     task's project without a folder, so a folder-bound key may not start one (it would widen the key)."""
     if key_is_folder_bound(key):
         return False
-    if key is not None and key.task_id is not None and str(key.task_id) != str(task.pk):
+    if not _key_may_reach_task(key, task):
         return False
     return project_may_write(member=member, project=task.project_id)
 
@@ -216,3 +224,29 @@ def task_run_check(*, member: Member, key: AccessKey | None, task: Any) -> None:
     """Refuse (403) a run start, finish or train the policy does not allow."""
     if not task_may_run(member=member, key=key, task=task):
         raise Forbidden(TASK_RUN_DENIED, code="task_write_denied")
+
+
+# -- the auditors' admin -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AdminReach:
+    """What the read-only admin shows a user: one enterprise's records, or every enterprise's."""
+
+    enterprise_id: str | None
+    all_tenants: bool
+
+
+def admin_reach(*, user: Any) -> AdminReach | None:
+    """A superuser reads every enterprise; a signed-in user holding an auditor membership reads that
+    enterprise; anyone else may not enter (None)."""
+    if not (user.is_active and user.is_authenticated):
+        return None
+    if user.is_superuser:
+        return AdminReach(enterprise_id=None, all_tenants=True)
+    enterprise_id = member_auditor_enterprise(user_id=user.pk)
+    return AdminReach(enterprise_id=enterprise_id, all_tenants=False) if enterprise_id else None
+
+
+def admin_may_enter(*, user: Any) -> bool:
+    return admin_reach(user=user) is not None

@@ -18,8 +18,8 @@ from django.db import models
 from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, URLResolver
 
+from accounts import access
 from accounts import models as m
-from accounts.selectors.members import member_auditor_enterprise
 from core.tenancy import tenant_context
 
 
@@ -33,7 +33,7 @@ class AuditorLoginForm(AuthenticationForm):
 
     def confirm_login_allowed(self, user: Any) -> None:
         super().confirm_login_allowed(user)
-        if not (user.is_superuser or member_auditor_enterprise(user_id=user.pk)):
+        if not access.admin_may_enter(user=user):
             raise forms.ValidationError(self.error_messages["not_auditor"], code="not_auditor")
 
 
@@ -44,10 +44,7 @@ class AuditorAdminSite(admin.AdminSite):
     index_title = "Read-only view of your enterprise"
 
     def has_permission(self, request: HttpRequest) -> bool:
-        user = request.user
-        if not (user.is_active and user.is_authenticated):
-            return False
-        return bool(user.is_superuser or member_auditor_enterprise(user_id=user.pk))
+        return access.admin_may_enter(user=request.user)
 
     def admin_view(  # type: ignore[override]
         self, view: Callable[..., HttpResponse], cacheable: bool = False
@@ -55,13 +52,12 @@ class AuditorAdminSite(admin.AdminSite):
         inner = super().admin_view(view, cacheable)
 
         def tenant_admin_view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            user = request.user
-            if not user.is_authenticated or not self.has_permission(request):
+            reach = access.admin_reach(user=request.user)
+            if reach is None:
                 return inner(request, *args, **kwargs)  # login redirect, no data
-            enterprise_id = None if user.is_superuser else member_auditor_enterprise(user_id=user.pk)
             with tenant_context(
-                enterprise_id=enterprise_id,
-                all_tenants=bool(user.is_superuser),
+                enterprise_id=reach.enterprise_id,
+                all_tenants=reach.all_tenants,
                 session_key=request.session.session_key or "",
                 door="admin",
             ):

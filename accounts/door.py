@@ -122,6 +122,8 @@ class KeyPass:
 
     def call(self, *, surface: str, idempotency_key: str | None, task_id: str | None) -> ToolCall:
         key = self.key
+        # A run key calls within its run's task (its run came with the key: no statement).
+        bound_task_id = key.bound_task_id
         return ToolCall(
             access_key=key,
             member=key.member,
@@ -130,7 +132,7 @@ class KeyPass:
             surface=surface,  # type: ignore[arg-type]
             request_id=self.request_id,
             idempotency_key=idempotency_key,
-            task_id=task_id or (str(key.task_id) if key.task_id else None),
+            task_id=task_id or (str(bound_task_id) if bound_task_id else None),
         )
 
     def audit(self, *, action: str, details: dict[str, Any]) -> None:

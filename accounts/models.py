@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.contrib.postgres.fields import ArrayField
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import models
 from django.utils import timezone
 from guardian.managers import GroupObjectPermissionManager, UserObjectPermissionManager
@@ -285,14 +286,6 @@ class AccessKey(TenantModel):
     )
     label = models.CharField(max_length=200, blank=True, default="")
     scopes = ArrayField(models.CharField(max_length=32, choices=Scope.choices), default=list)
-    # A run key: bound to one task, for memory.ask and memory.train inside its runs.
-    task = models.ForeignKey(
-        "memory.Task", null=True, blank=True, on_delete=models.CASCADE, related_name="run_keys"
-    )
-    # A run key lives for one run: it can ask and train only within that run.
-    run = models.ForeignKey(
-        "memory.TaskRun", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
-    )
     # Empty means every toolset.
     toolsets = ArrayField(models.CharField(max_length=32), default=list, blank=True)
     prefix = models.CharField(max_length=16, editable=False)
@@ -307,6 +300,25 @@ class AccessKey(TenantModel):
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.label or 'key'})"
+
+    # A run key is the key of exactly one run: ``memory.TaskRun.run_key`` (a one-to-one whose reverse
+    # is ``run``). Read it through these two, which never import memory (the layers: accounts is below
+    # it). The doors load the key with its run (``access_key_load``), so neither costs a statement
+    # there; elsewhere the first read costs one and is cached on the instance.
+
+    @property
+    def bound_run(self) -> Any | None:
+        """The run this key was minted for (a run key), or None for every other key."""
+        try:
+            return self.run
+        except ObjectDoesNotExist:
+            return None
+
+    @property
+    def bound_task_id(self) -> uuid.UUID | None:
+        """The task of the run this key was minted for, or None: a run key asks and trains only it."""
+        run = self.bound_run
+        return run.task_id if run is not None else None
 
 
 class ToolCallWindow(TenantModel):

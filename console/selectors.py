@@ -13,8 +13,10 @@ from typing import Any
 from django.db.models import Q, QuerySet, Sum
 from django.utils import timezone
 
+from accounts import access
 from accounts.models import (
     Enterprise,
+    Member,
     Project,
     ProjectTeamPermission,
     ProjectUserPermission,
@@ -33,6 +35,12 @@ class ProjectRow:
     member_grants: dict[str, list[str]] = field(default_factory=dict)  # username -> ...
     public: bool = False
     memories: int = 0
+
+
+def project_overview(*, member: Member, project: Project) -> ProjectRow:
+    """One project the member may read, as ``projects_overview`` shows it."""
+    [row] = projects_overview(projects=access.projects_readable(member=member).filter(pk=project.pk))
+    return row
 
 
 def projects_overview(*, projects: QuerySet[Project]) -> list[ProjectRow]:

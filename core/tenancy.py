@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextvars
 import re
-import threading
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -217,34 +216,16 @@ class TenantQuerySet(models.QuerySet[_M]):
     pass
 
 
-# Per thread, each (model, database, enterprise)'s filtered queryset, built once and cloned for every
-# query: filter() resolved the field and built its lookup anew each time (~0.07 ms, a dozen times a save).
-_tenant_querysets = threading.local()
-_TENANT_QUERYSETS_MAX = 512
-
-
 class TenantManager(models.Manager[_M]):
     """Refuses to query without a tenant context; filters by its enterprise."""
 
     def get_queryset(self) -> TenantQuerySet[_M]:
         ctx = current_tenant()
+        queryset: TenantQuerySet[_M] = TenantQuerySet(self.model, using=self._db)
         if ctx.all_tenants or ctx.enterprise_id is None:
             # Identity lookups and the superuser admin rely on RLS alone.
-            return TenantQuerySet(self.model, using=self._db)
-        built: dict[tuple[Any, ...], TenantQuerySet[Any]] | None = getattr(_tenant_querysets, "built", None)
-        if built is None:
-            built = _tenant_querysets.built = {}
-        key = (self.model, self._db, ctx.enterprise_id)
-        template = built.get(key)
-        if template is None:
-            if len(built) >= _TENANT_QUERYSETS_MAX:
-                built.clear()
-            template = TenantQuerySet(self.model, using=self._db).filter(
-                **{self.model._tenant_field: ctx.enterprise_id}  # type: ignore[attr-defined]
-            )
-            built[key] = template
-        # A clone: the template itself is never evaluated nor handed out.
-        return template._chain()  # type: ignore[attr-defined,no-any-return]
+            return queryset
+        return queryset.filter(**{self.model._tenant_field: ctx.enterprise_id})  # type: ignore[attr-defined]
 
 
 class TenantModel(models.Model):

@@ -1,6 +1,15 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.apps import AppConfig
+from django.db.models.signals import post_delete
+
+
+def _run_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
+    from memory.services.runs import task_run_key_drop
+
+    task_run_key_drop(run=instance)
 
 
 class MemoryConfig(AppConfig):
@@ -15,6 +24,8 @@ class MemoryConfig(AppConfig):
         from memory.selectors.search import query_vector_prefetch
 
         register()
+        # A deleted run's key goes with it (memory.services.runs.task_run_key_drop).
+        post_delete.connect(_run_deleted, sender="memory.TaskRun", dispatch_uid="memory.run_key_drop")
         # The door starts a search query's embedding while it goes on (memory.selectors.search).
         registry.query_prefetch_install(query_vector_prefetch)
 

@@ -90,6 +90,12 @@ class TaskVersion(TenantModel):
 
 
 class Memory(TenantModel):
+    # Read with a page (memory.selectors.search.memories_by_ids), not columns: whether it has a vector,
+    # and its project's slug and folder's name.
+    has_vector: bool
+    project_slug: str
+    workspace_name: str
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     project = models.ForeignKey("accounts.Project", on_delete=models.CASCADE, related_name="memories")
     workspace = models.ForeignKey("accounts.Workspace", on_delete=models.CASCADE, related_name="memories")
@@ -240,6 +246,10 @@ class ArchivistWake(TenantModel):
 class Entity(TenantModel):
     """One canonical spelling per enterprise (``key`` is the case- and width-folded name)."""
 
+    # Read with the query's entities (memory.selectors.search.entities_in), not a column: whether it is
+    # on few enough memories for the entity channel.
+    few_links: bool
+
     name = models.CharField(max_length=300)
     key = models.CharField(max_length=300)
     type = models.CharField(max_length=100, blank=True, default="")
@@ -377,7 +387,10 @@ class TaskRun(TenantModel):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="runs")
     started_by = models.ForeignKey("accounts.Member", null=True, on_delete=models.SET_NULL, related_name="+")
-    run_key = models.ForeignKey("accounts.AccessKey", null=True, on_delete=models.SET_NULL, related_name="+")
+    # The run's own key (each run key belongs to exactly one run; its reverse is AccessKey.run).
+    run_key = models.OneToOneField(
+        "accounts.AccessKey", null=True, blank=True, on_delete=models.SET_NULL, related_name="run"
+    )
     state = models.CharField(max_length=16, default="running")  # running | finished
     outcome = models.TextField(blank=True, default="")
     learned = models.ForeignKey(Memory, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

@@ -9,11 +9,9 @@ rendered. One partner call per enterprise at a time (``busy``). Refusals are a n
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
-from django.db import connection
 from pydantic import BaseModel, Field
 
 from accounts.services.audit import audit_record
@@ -32,11 +30,14 @@ from partners.selectors.links import (
     READ_ACTION,
     REMOTE_UNAVAILABLE,
     partner_link_aliases,
+    partner_link_find,
     partner_link_reconsent,
     partner_link_usability,
+    partner_links_consumed_any,
     partner_links_list,
     required_version,
 )
+from partners.services.locks import partner_call_lock_try
 from partners.sides import ProviderRefused, ProviderSide, RemoteUnavailable, provider_side
 
 BUSY_DETAIL = (
@@ -75,23 +76,14 @@ class LinkError(Exception):
 
 def _lock_or_busy(call: ToolCall) -> None:
     """One partner call per enterprise at a time: a transaction-level lock, released at commit."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_try_advisory_xact_lock(hashtext(%s))", [f"partner-call:{call.enterprise.pk}"]
-        )
-        (got,) = cursor.fetchone()
-    if not got:
+    if not partner_call_lock_try(enterprise_id=call.enterprise.pk):
         raise LinkError("busy", BUSY_DETAIL)
 
 
 def _consumer_link(link_id: str) -> PartnerLink:
-    try:
-        wanted = uuid.UUID(str(link_id))
-    except ValueError:
-        wanted = None
-    link = PartnerLink.objects.filter(link_id=wanted).first() if wanted else None
+    link = partner_link_find(link_id=link_id)
     if link is None:
-        if not PartnerLink.objects.filter(side=LinkSide.CONSUMER).exists():
+        if not partner_links_consumed_any():
             raise LinkError("no_links", NO_LINKS_DETAIL)
         raise LinkError("link_not_found", NOT_FOUND_DETAIL)
     usable, reason = partner_link_usability(link=link, check_remote=False)

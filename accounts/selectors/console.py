@@ -75,8 +75,14 @@ def public_targets_elsewhere(*, enterprise_id: Any) -> list[PublicTarget]:
     return list(PublicTarget.objects.exclude(enterprise_id=enterprise_id).order_by("slug"))
 
 
-def projects_writable(*, member: Member, readable: QuerySet[Project]) -> list[Project]:
-    """The readable projects this member may save to (the access policy)."""
+def projects_by_slug(*, member: Member) -> list[Project]:
+    """The projects this member may read (the access policy), by slug."""
+    return list(access.projects_readable(member=member).order_by("slug"))
+
+
+def projects_writable(*, member: Member) -> list[Project]:
+    """The readable projects this member may save to (the access policy), by slug."""
+    readable = access.projects_readable(member=member).order_by("slug")
     return list(readable.filter(pk__in=access.projects_writable(member=member).values("pk")))
 
 
@@ -104,8 +110,8 @@ def switch_target_get(*, member: Member, key_id: Any, project_id: Any) -> Switch
 
 
 def access_keys_list(*, member: Member, everyone: bool) -> QuerySet[AccessKey]:
-    """Connection keys (not a run's short-lived keys): the member's own, or everyone's."""
-    keys = AccessKey.objects.filter(task__isnull=True).select_related("member__user", "project", "workspace")
+    """Connection keys (not a run's short-lived keys, ``TaskRun.run_key``): the member's own, or everyone's."""
+    keys = AccessKey.objects.filter(run__isnull=True).select_related("member__user", "project", "workspace")
     if not everyone:
         keys = keys.filter(member=member)
     return keys.order_by("revoked_at", "-created_at")

@@ -6,7 +6,6 @@ import hashlib
 import secrets
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -63,7 +62,6 @@ def access_key_create(
     label: str = "",
     expires_at: datetime | None = None,
     toolsets: Iterable[str] | None = None,
-    task: Any = None,
 ) -> tuple[AccessKey, str]:
     """Returns the key and its secret; the secret is not stored and cannot be shown again."""
     if project.enterprise_id != member.enterprise_id:
@@ -85,7 +83,6 @@ def access_key_create(
         prefix=prefix,
         digest=access_key_digest(secret),
         expires_at=expires_at,
-        task=task,
     )
     audit_record(
         action="access_key.create",

@@ -19,7 +19,7 @@ from memory.selectors.visibility import projects_readable
 
 def _writable_projects(request: ConsoleRequest) -> list[Any]:
     member = request.member
-    return projects_writable(member=member, readable=projects_readable(member=member).order_by("slug"))
+    return projects_writable(member=member)
 
 
 def _page(request: ConsoleRequest, *, status: int = 200, **extra: Any) -> HttpResponse:

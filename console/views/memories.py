@@ -10,12 +10,13 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts import access
+from accounts.selectors.console import projects_by_slug
 from accounts.services.audit import audit_record
 from console.decorators import attempt, console_view, not_found
 from console.forms import CorrectionForm, ForgetForm, MemorySearchForm
 from console.types import ConsoleRequest
 from memory.selectors.browse import MemoryFilter, memory_browse, memory_page
-from memory.selectors.visibility import memory_get_visible, projects_readable
+from memory.selectors.visibility import memory_get_visible
 from memory.services import corrections
 from memory.services.forgetting import memory_forget
 from memory.tools.update import UpdateMemoryIn, update_corrections
@@ -33,7 +34,7 @@ def _record_read(memory_ids: list[str]) -> None:
 @console_view
 def memories(request: ConsoleRequest) -> HttpResponse:
     member = request.member
-    projects = list(projects_readable(member=member).order_by("slug"))
+    projects = projects_by_slug(member=member)
     form = MemorySearchForm(request.GET or None, projects=projects)
     result = None
     if not request.GET or form.is_valid():

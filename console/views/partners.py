@@ -16,10 +16,10 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
+from accounts.selectors.console import projects_by_slug
 from console.decorators import attempt, console_view, forbidden, may_manage, not_found
 from console.forms import split_list
 from console.types import ConsoleRequest
-from memory.selectors.visibility import projects_readable
 from partners.selectors.links import PartnerLinkState, partner_links_list
 from partners.services import links as services
 
@@ -148,7 +148,7 @@ def _state(request: ConsoleRequest, link_id: str) -> PartnerLinkState | None:
 
 def _project_choices(request: ConsoleRequest) -> list[tuple[str, str]]:
     member = request.member
-    return [(str(p.pk), f"{p.name} ({p.slug})") for p in projects_readable(member=member).order_by("slug")]
+    return [(str(p.pk), f"{p.name} ({p.slug})") for p in projects_by_slug(member=member)]
 
 
 def _detail(

@@ -27,7 +27,7 @@ from accounts.services.enterprises import project_grant
 from accounts.services.targets import member_main_set, project_publish, project_unpublish
 from console.decorators import attempt, console_view, forbidden, may_manage, not_found
 from console.forms import GrantForm, ProjectCreateForm, TeamCreateForm, TeamMemberForm
-from console.selectors import projects_overview
+from console.selectors import project_overview, projects_overview
 from console.types import ConsoleRequest
 from memory.selectors.visibility import projects_readable
 
@@ -108,7 +108,7 @@ def projects(request: ConsoleRequest) -> HttpResponse:
 def _project_page(request: ConsoleRequest, project: Any, *, status: int = 200, **extra: Any) -> HttpResponse:
     member = request.member
     teams, members = teams_list(), members_list()
-    [row] = projects_overview(projects=projects_readable(member=member).filter(pk=project.pk))
+    row = project_overview(member=member, project=project)
     context = {
         "row": row,
         "project": project,

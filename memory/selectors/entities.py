@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from django.db.models import Q
+from django.db.models import F, Q, Value
+from django.db.models.functions import Length
 
 from memory.models import Entity, EntityRename
 from memory.text import fold
 
 # How many similar names a lookup that found nothing offers instead.
 CANDIDATES = 5
+# How many look-alikes a newly created entity suggests, and the shortest folded name that looks alike.
+LOOKALIKES = 3
+LOOKALIKE_MIN = 4
 
 
 def entity_by_ref(ref: str | int) -> Entity | None:
@@ -34,6 +38,20 @@ def entity_candidates(*, name: str) -> list[Entity]:
     """Entities whose folded name contains this one's (none for a name under two characters)."""
     key = fold(name)
     return list(Entity.objects.filter(key__contains=key)[:CANDIDATES]) if len(key) >= 2 else []
+
+
+def entity_lookalikes(*, entity: Entity, limit: int = LOOKALIKES) -> list[Entity]:
+    """Up to ``limit`` other entities, by name, whose folded name contains this one's or is contained in it
+    (4 characters or more each side); none for a name that folds under 4 characters."""
+    key = fold(entity.name)
+    if len(key) < LOOKALIKE_MIN:
+        return []
+    return list(
+        Entity.objects.annotate(probe=Value(key), size=Length("key"))
+        .filter(Q(key__contains=key) | Q(probe__contains=F("key"), size__gte=LOOKALIKE_MIN))
+        .exclude(pk=entity.pk)
+        .order_by("name")[:limit]
+    )
 
 
 def entity_family(entities: list[Entity]) -> list[Entity]:

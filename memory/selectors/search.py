@@ -10,19 +10,19 @@ from __future__ import annotations
 import logging
 import math
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
-from django.core.exceptions import EmptyResultSet, FullResultSet
-from django.db import connection, models
+from django.core.exceptions import EmptyResultSet
+from django.db import connection
 from django.db.models import Q, QuerySet
 
-from accounts.models import AccessKey, Member, Project, Workspace
+from accounts.models import AccessKey, Member
 from memory.embedding import Embedder, EmbedderUnavailable, get_embedder
 from memory.lookups import array_literal
 from memory.models import Entity, Layer, LinkKind, Memory, Visibility
@@ -70,14 +70,16 @@ class ReadScope:
 
 
 def scope_for_key(*, member: Member, key: AccessKey) -> ReadScope:
-    """The key's project (its folder when folder-bound) and what is shared enterprise-wide."""
+    """The key's project (its folder when folder-bound) and what is shared enterprise-wide; a run key
+    (``TaskRun.run_key``) reads its run's task layers."""
+    task_id = key.bound_task_id
     return ReadScope(
         member=member,
         key=key,
         project_ids=(key.project_id,),
         workspace_id=key.workspace_id,
-        task_id=key.task_id,
-        run_layers=key.task_id is not None,
+        task_id=task_id,
+        run_layers=task_id is not None,
     )
 
 
@@ -106,13 +108,15 @@ def scoped_memories(scope: ReadScope) -> QuerySet[Memory]:
 
 @dataclass(frozen=True)
 class VisibleSQL:
-    """A read's visible memories as one SQL condition on ``memory_memory``'s columns, compiled once.
+    """A read's visible memories as one SQL condition on ``memory_memory``, compiled once a ranking.
 
     Every channel of a ranking filters by the same queryset; Django compiled it anew in each channel's
     statement (the visibility rule's subqueries, the scope, the tenant: ~1-2 ms of CPU each time). The
-    condition is the queryset's own WHERE, compiled by its own compiler, so the SQL is what the ORM
-    sent; a queryset that joins other tables becomes ``id IN (its SELECT)``. Row-level security still
-    applies to every statement that uses it.
+    condition is ``memory_memory.id IN (the queryset's SELECT)``, the SQL Django writes for it
+    (``sql_with_params``), so nothing of the ORM's internals is re-implemented here. Compiling the
+    queryset's WHERE by hand and inlining it was measured paired against this at 100k and gained less
+    than the 5 ms at p95 a hand-rolled path must pay (bench/RESULTS.md): it is gone. Row-level
+    security still applies to every statement that uses it.
     """
 
     sql: str
@@ -122,22 +126,11 @@ class VisibleSQL:
 def visible_sql(memories: QuerySet[Memory] | VisibleSQL) -> VisibleSQL:
     if isinstance(memories, VisibleSQL):
         return memories
-    query = memories.query
-    joined = [alias for alias, count in query.alias_refcount.items() if count and alias != query.base_table]
-    # Anything beyond a plain filter of memory_memory (a join, a slice, DISTINCT, a union, an annotation
-    # a filter may sit on in HAVING) is kept whole, as a subquery.
-    plain = not (joined or query.is_sliced or query.distinct or query.combinator or query.annotations)
-    if query.model is not Memory or not plain or query.group_by is not None:
-        sql, params = memories.values("pk").query.sql_with_params()
-        return VisibleSQL(f"memory_memory.id IN ({sql})", tuple(params))
-    compiler = query.get_compiler(using=memories.db)
     try:
-        sql, params = compiler.compile(query.where)
-    except EmptyResultSet:
+        sql, params = memories.values("pk").query.sql_with_params()
+    except EmptyResultSet:  # e.g. pk__in=[]: Django sends no statement for it
         return VisibleSQL("FALSE", ())
-    except FullResultSet:
-        return VisibleSQL("TRUE", ())
-    return VisibleSQL(sql or "TRUE", tuple(params))
+    return VisibleSQL(f"memory_memory.id IN ({sql})", tuple(params))
 
 
 # BM25 (Robertson/Sparck Jones idf as in Lucene; k1 and b at their textbook values, not tuned).
@@ -314,8 +307,8 @@ def nearest_memories(
     return [(pk, 1.0 - float(distance)) for pk, distance in ranked]
 
 
-# All of an entity's columns, in its fields' order (``from_db`` reads a full row positionally).
-_ENTITY_COLUMNS = tuple(f.attname for f in Entity._meta.concrete_fields)
+# All of an entity's columns (``Manager.raw`` maps the selected columns onto the model's fields by name).
+_ENTITY_COLUMNS = tuple(f.column for f in Entity._meta.concrete_fields)
 
 
 def entities_in(text: str) -> list[Entity]:
@@ -332,36 +325,30 @@ def entities_in(text: str) -> list[Entity]:
     if not grams:
         return []
     columns = ", ".join(f"e.{c}" for c in _ENTITY_COLUMNS)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            WITH named AS MATERIALIZED (
-                SELECT {columns} FROM memory_entity e WHERE e.key = ANY(%s::text[]) AND NOT e.deprecated LIMIT 20
-            ), found AS (
-                SELECT 0 AS side, {columns} FROM named e
-                UNION ALL
-                SELECT 1, {columns} FROM memory_entity e
-                WHERE e.id NOT IN (SELECT id FROM named) AND e.id IN (
-                    SELECT r.new_id FROM memory_entityrename r WHERE r.old_id IN (SELECT id FROM named)
-                    UNION SELECT r.old_id FROM memory_entityrename r WHERE r.new_id IN (SELECT id FROM named)
-                )
+    # Manager.raw: Django's own loading of raw rows into models (its converters, from_db); the column
+    # outside the model's fields (few_links) becomes an attribute.
+    named = Entity.objects.raw(
+        f"""
+        WITH named AS MATERIALIZED (
+            SELECT {columns} FROM memory_entity e WHERE e.key = ANY(%s::text[]) AND NOT e.deprecated LIMIT 20
+        ), found AS (
+            SELECT 0 AS side, {columns} FROM named e
+            UNION ALL
+            SELECT 1, {columns} FROM memory_entity e
+            WHERE e.id NOT IN (SELECT id FROM named) AND e.id IN (
+                SELECT r.new_id FROM memory_entityrename r WHERE r.old_id IN (SELECT id FROM named)
+                UNION SELECT r.old_id FROM memory_entityrename r WHERE r.new_id IN (SELECT id FROM named)
             )
-            SELECT f.*, (
-                SELECT count(*) FROM (SELECT 1 FROM memory_memoryentity x WHERE x.entity_id = f.id LIMIT %s) AS l
-            ) <= %s
-            FROM found f
-            ORDER BY f.side, f.id
-            """,
-            [array_literal(sorted(grams)), ENTITY_CHANNEL_MAX_LINKS + 1, ENTITY_CHANNEL_MAX_LINKS],
         )
-        rows = cursor.fetchall()
-    found = []
-    convert = _converter(Entity, _ENTITY_COLUMNS)
-    for row in rows:
-        entity = Entity.from_db(connection.alias, list(_ENTITY_COLUMNS), convert(row[1:-1]))
-        entity.few_links = row[-1]  # type: ignore[attr-defined]
-        found.append(entity)
-    return found
+        SELECT {", ".join(f"f.{c}" for c in _ENTITY_COLUMNS)}, (
+            SELECT count(*) FROM (SELECT 1 FROM memory_memoryentity x WHERE x.entity_id = f.id LIMIT %s) AS l
+        ) <= %s AS few_links
+        FROM found f
+        ORDER BY f.side, f.id
+        """,
+        [array_literal(sorted(grams)), ENTITY_CHANNEL_MAX_LINKS + 1, ENTITY_CHANNEL_MAX_LINKS],
+    )
+    return list(named)
 
 
 # An entity on more memories than this names a whole stream (a conversation's speaker, the company itself):
@@ -381,7 +368,7 @@ def _entity_channel(
     frequency check in the same statement it could not, and chose to walk the timestamp index: 12-13
     against 7 ms a query at 100k, bench.scale.run).
     """
-    chosen = [e.pk for e in entities if e.few_links]  # type: ignore[attr-defined]
+    chosen = [e.pk for e in entities if e.few_links]
     if not chosen:
         return []
     with connection.cursor() as cursor:
@@ -584,82 +571,37 @@ def hybrid_rank(
     return Ranked(ordered, scores, channels, available, vector_error, entities, cosines, embedder_name)
 
 
-_PAGE_COLUMNS = tuple(
-    f.attname for f in Memory._meta.concrete_fields if f.name not in ("embedding", "search_vector")
+# A page's columns: all of a memory's but its vector and its text-search vector (``has_vector`` says
+# whether there is a vector; the two load on first use, as deferred fields do).
+_PAGE_COLUMNS = ", ".join(
+    f"m.{f.column}" for f in Memory._meta.concrete_fields if f.name not in ("embedding", "search_vector")
 )
 
 
-_M = TypeVar("_M", bound=models.Model)
-
-
-def _partial(model: type[_M], alias: str, **values: Any) -> _M:
-    """An instance loaded with ``values`` only (``from_db`` takes them in the model's field order)."""
-    names = [f.attname for f in model._meta.concrete_fields if f.attname in values]
-    return model.from_db(alias, names, [values[n] for n in names])
-
-
-def _converter(model: type[models.Model], names: Sequence[str]) -> Callable[[Sequence[Any]], list[Any]]:
-    """Raw rows of ``names`` as the ORM would hand them over: each field's database converters applied
-    (a JSONField's text parsed, say). The converters are looked up once, for all the rows of a statement."""
-    fields = {f.attname: f for f in model._meta.concrete_fields}
-    steps = [
-        (i, converter, fields[name].get_col(model._meta.db_table))
-        for i, name in enumerate(names)
-        for converter in fields[name].get_db_converters(connection)
-    ]
-
-    def convert(values: Sequence[Any]) -> list[Any]:
-        out = list(values)
-        for i, converter, column in steps:
-            out[i] = converter(out[i], column, connection)
-        return out
-
-    return convert
-
-
 def memories_by_ids(ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, Memory]:
-    """The rows for ids a ranking returned, without their vectors (``has_vector`` says if there is one).
+    """The rows for ids a ranking returned, in one statement, each with ``has_vector``, ``project_slug``
+    and ``workspace_name`` (what a page shows of its project and folder: read those, not ``project`` or
+    ``workspace``, which would load on first use).
 
-    One raw statement (under the tenant's row-level security): compiling the ORM's select_related,
-    defer and annotation took ~2.5 ms of CPU a search. Each memory's ``project`` and ``workspace``
-    carry their id, slug and name (their other fields load on first use, as deferred fields do).
+    ``Manager.raw``: Django maps the columns onto the model and applies each field's converters, and
+    nothing is compiled (the queryset with select_related, defer and an annotation cost ~2.5 ms of CPU a
+    search, measured paired: bench/RESULTS.md).
     """
     wanted = list(ids)
     if not wanted:
         return {}
-    columns = ", ".join(f"m.{c}" for c in _PAGE_COLUMNS)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            SELECT {columns}, m.embedding IS NOT NULL, p.slug, w.name
-            FROM memory_memory m
-            JOIN accounts_project p ON p.id = m.project_id
-            JOIN accounts_workspace w ON w.id = m.workspace_id
-            WHERE m.id = ANY(%s::uuid[])
-            """,
-            [array_literal(wanted)],
-        )
-        rows = cursor.fetchall()
-    alias, names, width = connection.alias, list(_PAGE_COLUMNS), len(_PAGE_COLUMNS)
-    found: dict[uuid.UUID, Memory] = {}
-    convert = _converter(Memory, names)
-    for row in rows:
-        memory = Memory.from_db(alias, names, convert(row[:width]))
-        has_vector, slug, workspace_name = row[width:]
-        memory.has_vector = has_vector  # type: ignore[attr-defined]
-        memory.project = _partial(
-            Project, alias, id=memory.project_id, enterprise_id=memory.enterprise_id, slug=slug
-        )
-        memory.workspace = _partial(
-            Workspace,
-            alias,
-            id=memory.workspace_id,
-            enterprise_id=memory.enterprise_id,
-            project_id=memory.project_id,
-            name=workspace_name,
-        )
-        found[memory.pk] = memory
-    return found
+    rows = Memory.objects.raw(
+        f"""
+        SELECT {_PAGE_COLUMNS}, m.embedding IS NOT NULL AS has_vector, p.slug AS project_slug,
+               w.name AS workspace_name
+        FROM memory_memory m
+        JOIN accounts_project p ON p.id = m.project_id
+        JOIN accounts_workspace w ON w.id = m.workspace_id
+        WHERE m.id = ANY(%s::uuid[])
+        """,
+        [array_literal(wanted)],
+    )
+    return {memory.pk: memory for memory in rows}
 
 
 def recent_first(memories: QuerySet[Memory], since: datetime | None = None) -> QuerySet[Memory]:

@@ -242,6 +242,17 @@ def sql_check(sql: str) -> None:
         raise SqlRefused(rule, detail)
 
 
+def agent_view_columns() -> list[tuple[str, str, str]]:
+    """(view, column, data type) of every agent view's columns, by view and column position."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT table_name, column_name, data_type FROM information_schema.columns "
+            "WHERE table_schema = %s ORDER BY table_name, ordinal_position",
+            [AGENT_SCHEMA],
+        )
+        return [(table, column, type_) for table, column, type_ in cursor.fetchall()]
+
+
 @dataclass
 class SqlResult:
     columns: list[str]

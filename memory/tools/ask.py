@@ -10,9 +10,9 @@ from pydantic import Field
 from accounts import access
 from core.errors import NotFound, Unprocessable
 from core.registry import ToolCall, ToolSpec, registry
-from memory.models import Task
 from memory.selectors.ask import MAX_LIMIT, RUN_BUDGET_CHARS, memory_ask
 from memory.selectors.search import ReadScope
+from memory.selectors.tasks import task_get
 from memory.tools.common import ID_MAX, QUERY_MAX, Closed, RowId, stated
 
 
@@ -103,7 +103,7 @@ def ask(call: ToolCall, args: AskIn) -> AskOut:
     key = call.access_key
     task_id = None
     if call.task_id:
-        task = Task.objects.filter(pk=call.task_id).first()
+        task = task_get(task_id=call.task_id)
         if task is None or not access.task_may_read(member=call.member, key=key, task=task):
             raise NotFound("task not found", code="not_found")
         task_id = task.pk

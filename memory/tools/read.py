@@ -10,16 +10,15 @@ import uuid
 from collections import Counter
 from typing import Annotated, Any
 
-from django.contrib.auth.models import User
-from django.db.models import Q
 from pydantic import ConfigDict, Field, model_validator
 
-from accounts.models import Member, Team
+from accounts.selectors.principals import principal_resolve
 from core.errors import Unprocessable
 from core.registry import ToolCall, ToolSpec, registry
 from memory.models import LinkKind
 from memory.selectors.connections import memory_connections
 from memory.selectors.graph import Surroundings, shared_categories, surroundings
+from memory.selectors.scoped import scoped_linked_ids, scoped_memories_narrowed
 from memory.selectors.search import ReadScope, hybrid_rank, memories_by_ids, scope_for_key, scoped_memories
 from memory.selectors.timeline import TimelineEntry, entity_events_list, timeline_list
 from memory.tools.common import (
@@ -131,8 +130,8 @@ def _hits(
                 timestamp=m.timestamp.isoformat(),
                 score=round(scores.get(pk, 0.0), 6),
                 channels=channels.get(pk, []),
-                project=m.project.slug,
-                workspace=m.workspace.name,
+                project=m.project_slug,
+                workspace=m.workspace_name,
                 status=m.status,
                 tags=around.tags.get(pk, []),
                 entities=[name for _, name, _ in around.entities.get(pk, [])],
@@ -251,16 +250,7 @@ class SearchMemoryOut(Closed):
 
 def _principals(principal: str) -> tuple[list[int], list[PrincipalCandidate]]:
     """Resolve a handle or id to member ids; several matches come back as candidates."""
-    text = principal.strip()
-    kind, _, raw = text.partition(":")
-    if kind in ("member", "team") and raw.isdigit():
-        if kind == "member":
-            return ([int(raw)] if Member.objects.filter(pk=int(raw)).exists() else []), []
-        team = Team.objects.filter(pk=int(raw)).first()
-        return (list(team.members.values_list("pk", flat=True)) if team else []), []
-    users = User.objects.filter(Q(email__iexact=text) | Q(username__iexact=text)).values_list("pk", flat=True)
-    members = list(Member.objects.filter(user_id__in=list(users)).select_related("user"))
-    teams = list(Team.objects.filter(Q(name__iexact=text) | Q(slug__iexact=text)))
+    found = principal_resolve(principal=principal)
     candidates = [
         PrincipalCandidate(
             id=f"member:{m.pk}",
@@ -268,15 +258,9 @@ def _principals(principal: str) -> tuple[list[int], list[PrincipalCandidate]]:
             handle=m.user.email or m.user.username,
             name=m.user.get_full_name() or m.user.username,
         )
-        for m in members
-    ] + [PrincipalCandidate(id=f"team:{t.pk}", kind="team", handle=t.name, name=t.name) for t in teams]
-    if len(candidates) > 1:
-        return [], candidates
-    if members:
-        return [members[0].pk], []
-    if teams:
-        return list(teams[0].members.values_list("pk", flat=True)), []
-    return [], []
+        for m in found.members
+    ] + [PrincipalCandidate(id=f"team:{t.pk}", kind="team", handle=t.name, name=t.name) for t in found.teams]
+    return found.member_ids, candidates
 
 
 def search_memory(call: ToolCall, args: SearchMemoryIn) -> SearchMemoryOut:
@@ -384,22 +368,16 @@ def search(call: ToolCall, args: SearchIn) -> SearchOut:
     if not args.query.strip():
         raise Unprocessable("query must not be empty", code="query_empty")
     scope = _read_scope(call)
-    memories = scoped_memories(scope)
-    if args.workspace is not None:
-        memories = memories.filter(workspace__name=args.workspace, project_id=call.project.pk)
-    if args.scope is not None:
-        memories = memories.filter(scope=args.scope)
+    memories = scoped_memories_narrowed(
+        scope=scope, project_id=call.project.pk, workspace=args.workspace, label=args.scope
+    )
     limit = clamp(args.limit, 1, 50)
     ranked = hybrid_rank(
         memories=memories, query=args.query, depth=max(50, limit), project_ids=scope.project_ids
     )
     page = ranked.ids[:limit]
     found = memories_by_ids(page)
-    visible = set(
-        scoped_memories(scope)
-        .filter(Q(links_in__src_id__in=page) | Q(links_out__dst_id__in=page))
-        .values_list("pk", flat=True)
-    ) | set(page)
+    visible = scoped_linked_ids(scope=scope, ids=page) | set(page)
     around = surroundings(page, visible_ids=visible)
     results = []
     for pk in page:
@@ -408,7 +386,7 @@ def search(call: ToolCall, args: SearchIn) -> SearchOut:
             SearchResult(
                 id=str(m.pk),
                 content=m.content,
-                workspace=m.workspace.name,
+                workspace=m.workspace_name,
                 scope=m.scope,
                 status=m.status,
                 score=round(ranked.scores[pk], 6),

@@ -7,8 +7,6 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from django.db.models import F, Q, Value
-from django.db.models.functions import Length
 from pydantic import ConfigDict, Field
 
 from accounts.selectors.projects import project_active_target
@@ -16,11 +14,13 @@ from accounts.services.workspaces import workspace_get_or_create
 from core.errors import Conflict, PayloadTooLarge, Unprocessable
 from core.inputs import json_argument_load
 from core.registry import ToolCall, ToolSpec, registry
-from memory.models import Entity, Tag
+from memory.models import Entity
+from memory.selectors.entities import entity_lookalikes
+from memory.selectors.tags import tag_paths_existing, tag_paths_same_leaf, tags_in_path_order
 from memory.selectors.visibility import memory_get_visible
 from memory.services.idempotency import idempotent
 from memory.services.memories import MemoryDraft, memory_create
-from memory.text import fold, normal_tag, tag_rejection
+from memory.text import normal_tag, tag_rejection
 from memory.tools.common import (
     ID_MAX,
     ITEMS_MAX,
@@ -93,7 +93,10 @@ class PayloadIn(Closed):
 # a top-level anyOf: the Anthropic API refuses a tool whose input_schema has oneOf, anyOf or allOf at its
 # top level, so it is if/else.
 REQUIRED_UNLESS_PAYLOAD: dict[str, Any] = {
-    "if": {"required": ["payload"], "properties": {"payload": {"type": ["object", "string"]}}},
+    "if": {
+        "required": ["payload"],
+        "properties": {"payload": {"anyOf": [{"type": "object"}, {"type": "string"}]}},
+    },
     "else": {
         "required": ["summary", "entities", "content"],
         "properties": {
@@ -223,7 +226,7 @@ class SaveMemoryOut(Closed):
 def tag_tree(limit: int = 300) -> list[TagNode]:
     nodes: dict[int, TagNode] = {}
     roots: list[TagNode] = []
-    for tag in Tag.objects.order_by("path")[:limit]:
+    for tag in tags_in_path_order(limit=limit):
         node = TagNode(name=tag.name, path=tag.path, children=[])
         nodes[tag.pk] = node
         parent = nodes.get(tag.parent_id) if tag.parent_id else None
@@ -314,7 +317,7 @@ def save_memory(call: ToolCall, args: SaveMemoryIn) -> SaveMemoryOut:
             accepted.append(normal_tag(raw))
 
     def produce() -> SaveMemoryOut:
-        existing_tags = set(Tag.objects.filter(path__in=accepted).values_list("path", flat=True))
+        existing_tags = tag_paths_existing(paths=accepted)
         memory = memory_create(
             draft=MemoryDraft(
                 project=project,
@@ -378,8 +381,7 @@ def save_memory(call: ToolCall, args: SaveMemoryIn) -> SaveMemoryOut:
 def _suggested_tags(new_paths: list[str]) -> list[str]:
     suggestions: list[str] = []
     for path in new_paths:
-        leaf = path.rsplit("/", 1)[-1]
-        for other in Tag.objects.filter(name=leaf).exclude(path=path).values_list("path", flat=True)[:3]:
+        for other in tag_paths_same_leaf(path=path):
             if other not in suggestions:
                 suggestions.append(other)
     return suggestions
@@ -389,15 +391,7 @@ def _suggested_entities(created: list[Entity]) -> list[SuggestedEntity]:
     """Existing entities whose folded name contains a new one's, or is contained in it (4+ characters)."""
     out: list[SuggestedEntity] = []
     for entity in created:
-        key = fold(entity.name)
-        if len(key) < 4:
-            continue
-        near = (
-            Entity.objects.annotate(probe=Value(key), size=Length("key"))
-            .filter(Q(key__contains=key) | Q(probe__contains=F("key"), size__gte=4))
-            .exclude(pk=entity.pk)
-            .order_by("name")[:3]
-        )
+        near = entity_lookalikes(entity=entity)
         out += [SuggestedEntity(id=o.pk, name=o.name, type=o.type, similar_to=entity.name) for o in near]
     return out
 

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from django.db import connection
 from pydantic import Field
 
 from core.registry import ToolCall, ToolSpec, registry
 from memory.selectors.search import scope_for_key
 from memory.selectors.sql import (
-    AGENT_SCHEMA,
     AGENT_VIEWS,
     ALLOWED_FUNCTIONS,
     MAX_ROWS_CAP,
     MAX_TIMEOUT_MS,
+    agent_view_columns,
     sql_run,
 )
 from memory.tools.common import Clamped, Closed, stated
@@ -141,15 +140,8 @@ RULES = [
 
 
 def describe_memory_schema(call: ToolCall, args: SchemaIn) -> SchemaOut:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT table_name, column_name, data_type FROM information_schema.columns "
-            "WHERE table_schema = %s ORDER BY table_name, ordinal_position",
-            [AGENT_SCHEMA],
-        )
-        rows = cursor.fetchall()
     columns: dict[str, list[ColumnInfo]] = {}
-    for table, column, type_ in rows:
+    for table, column, type_ in agent_view_columns():
         columns.setdefault(table, []).append(
             ColumnInfo(name=column, type=type_, meaning=COLUMN_MEANINGS.get(column, ""))
         )

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from accounts.models import AuditEvent
 from core.errors import NotFound
+from core.tenancy import identity_lookup
 from partners.models import LinkSide, LinkStatus, PartnerEntityAlias, PartnerLink
 from partners.services.links import LINK_NOT_FOUND, required_version
 
@@ -60,6 +61,33 @@ def partner_link_get(*, link_id: uuid.UUID | str) -> PartnerLink:
     if link is None:
         raise NotFound(LINK_NOT_FOUND, code="link_not_found")
     return link
+
+
+def partner_link_find(*, link_id: uuid.UUID | str) -> PartnerLink | None:
+    """This tenant's side of the link with this id, or None: a text that is no UUID finds none, unqueried."""
+    try:
+        wanted = uuid.UUID(str(link_id))
+    except ValueError:
+        return None
+    return PartnerLink.objects.filter(link_id=wanted).first()
+
+
+def partner_links_consumed_any() -> bool:
+    """Whether this tenant holds the consumer side of any link (whatever its state)."""
+    return PartnerLink.objects.filter(side=LinkSide.CONSUMER).exists()
+
+
+def provider_link_for_credential(*, digest: str) -> tuple[uuid.UUID, uuid.UUID] | None:
+    """(enterprise_id, link_id) of the provider side whose per-link credential has this digest, or None.
+
+    Read before any tenant is in context, through ``identity_lookup`` on the digest.
+    """
+    with identity_lookup(key_digest=digest):
+        return (
+            PartnerLink.objects.filter(credential_digest=digest, side=LinkSide.PROVIDER)
+            .values_list("enterprise_id", "link_id")
+            .first()
+        )
 
 
 def _consents(link: PartnerLink) -> tuple[int | None, int | None]:

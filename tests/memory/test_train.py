@@ -11,6 +11,7 @@ from accounts.services.enterprises import role_create
 from accounts.services.keys import access_key_create
 from core.tenancy import tenant_context
 from memory.models import Memory
+from memory.services.runs import task_run_start
 from memory.services.tasks import task_clone, task_create, task_version_create
 from tests.memory.helpers import tool
 
@@ -176,10 +177,10 @@ def test_train_needs_a_task_and_the_scope(client, world, alice, task):
     no_task = tool(client, alice, "memory.train", {"body": "n"})
     assert no_task.status_code == 422 and no_task.json()["code"] == "no_task"
     member = world.alice.members[world.a.enterprise.slug]
-    with ctx(world):
-        _, run_key = access_key_create(
-            member=member, project=world.a.project, scopes=["tasks:read", "tasks:write"], task=task
-        )
+    key = world.alice.keys[world.a.enterprise.slug][0]
+    with tenant_context(enterprise_id=world.a.enterprise.pk, member=member, access_key=key, door="test"):
+        # A run key (its run's TaskRun.run_key) trains its run's task without naming it.
+        run_key = task_run_start(task=task, member=member, key=key).run_key
         _, read_only = access_key_create(member=member, project=world.a.project, scopes=["tasks:read"])
     assert tool(client, run_key, "memory_train", {"body": "via a run key"}).json()["status"] == "accepted"
     assert train(client, read_only, task, {"body": "n"}).status_code == 403

@@ -206,7 +206,7 @@ def test_memories_by_ids_reads_a_page_in_one_statement(client, world, alice):
         with CaptureQueriesContext(connection) as captured:
             found = memories_by_ids([mine, theirs])
             memory = found[mine]
-            page = (memory.project.slug, memory.workspace.name, memory.has_vector, memory.content)
+            page = (memory.project_slug, memory.workspace_name, memory.has_vector, memory.content)
         assert len(_sent(captured)) == 1
         assert set(found) == {mine}  # the other enterprise's row is not there (row-level security)
         saved = Memory.objects.select_related("project", "workspace").get(pk=mine)

@@ -18,10 +18,10 @@ from django.views.decorators.csrf import csrf_exempt
 from core.errors import MnemosError, NotAuthenticated, NotFound
 from core.http import bearer_secret, error_response, json_arguments, request_id_from
 from core.inputs import arguments_check
-from core.tenancy import identity_lookup, tenant_context
+from core.tenancy import tenant_context
 from partners.crypto import credential_digest
-from partners.models import LinkSide, PartnerLink
 from partners.provider import provider_serve
+from partners.selectors.links import provider_link_for_credential
 
 logger = logging.getLogger(__name__)
 INVALID_CREDENTIAL = "invalid partner credential"
@@ -43,12 +43,7 @@ class PartnerServeView(View):
         if not credential:
             raise NotAuthenticated(INVALID_CREDENTIAL, code="invalid_credential")
         digest = credential_digest(credential)
-        with identity_lookup(key_digest=digest):
-            found = (
-                PartnerLink.objects.filter(credential_digest=digest, side=LinkSide.PROVIDER)
-                .values_list("enterprise_id", "link_id")
-                .first()
-            )
+        found = provider_link_for_credential(digest=digest)
         if found is None:
             raise NotAuthenticated(INVALID_CREDENTIAL, code="invalid_credential")
         enterprise_id, link_id = found
