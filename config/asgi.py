@@ -1,4 +1,12 @@
-"""The ASGI application served by uvicorn: Django, with the MCP endpoint at /mcp."""
+"""The ASGI application served by uvicorn: Django, with the MCP endpoint at /mcp.
+
+Every Mnemos view is sync, so Django is served as a threaded WSGI worker serves it, through a2wsgi's
+``WSGIMiddleware``: each HTTP request runs in one of ``MNEMOS_WEB_THREADS`` long-lived threads
+(``request_started``, the middleware chain in sync mode, the view, ``request_finished``), and the event
+loop only reads the body and sends the bytes. Django's own ``ASGIHandler`` gives every request a new
+thread and runs the chain in async mode, a thread hop per middleware hook: more web CPU on every call
+(measured paired, bench/RESULTS.md; docs/operations.md).
+"""
 
 from __future__ import annotations
 
@@ -6,15 +14,13 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-import django
+from a2wsgi import WSGIMiddleware
+from django.core.wsgi import get_wsgi_application
 
-django.setup(set_prefix=False)
+from core.env import web_threads
 
-from core.asgi_handler import PooledSyncASGIHandler  # noqa: E402
-
-# What get_asgi_application() returns, but served as a threaded WSGI worker would: one hop a request
-# into a long-lived thread pool, the middleware chain run synchronously.
-django_application = PooledSyncASGIHandler()
+# django-stubs types WSGIHandler's answer as HttpResponseBase, which is the iterable of bytes WSGI asks.
+django_application = WSGIMiddleware(get_wsgi_application(), workers=web_threads())  # type: ignore[arg-type]
 
 from core.mcp_http import build_mcp_asgi  # noqa: E402
 

@@ -65,7 +65,7 @@ def web_workers() -> int:
 
 
 def web_threads() -> int:
-    """Threads a web process serves Django requests on (core/asgi_handler.py): ``MNEMOS_WEB_THREADS``,
+    """Threads a web process serves Django requests on (config/asgi.py, a2wsgi's pool): ``MNEMOS_WEB_THREADS``,
     else the connection pool's size (``MNEMOS_DB_POOL``; more threads would only wait for a
     connection), else 8."""
     pool = env_int("MNEMOS_DB_POOL", 0)

@@ -1,5 +1,6 @@
-"""core/asgi_handler.py: each request is served in one hop into a long-lived thread pool, with the
-middleware chain run synchronously and doing what it does under Django's own handler."""
+"""config/asgi.py: Django served as a threaded WSGI worker (a2wsgi): each request in one long-lived
+pool thread, with the middleware chain run synchronously and doing what it does under Django's own
+ASGI handler."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ from typing import Any
 
 import httpx
 import pytest
-from asgiref.sync import iscoroutinefunction
+from a2wsgi import WSGIMiddleware
 from django.core import signals
+from django.core.wsgi import get_wsgi_application
 from django.db import connection
 from django.http import HttpResponse, StreamingHttpResponse
 from django.urls import path
 
-from core.asgi_handler import PooledSyncASGIHandler
+from core.env import web_threads
 from core.tenancy import current_tenant_or_none, tenant_context
 
 seen: dict[str, Any] = {}
@@ -40,9 +42,8 @@ def _tenant(request):
     return HttpResponse("ok")
 
 
-async def _parts():
-    for part in (b"one ", b"two ", b"three"):
-        yield part
+def _parts():
+    yield from (b"one ", b"two ", b"three")
 
 
 def _stream(request):
@@ -60,7 +61,8 @@ def serve(settings, monkeypatch: pytest.MonkeyPatch) -> Callable[..., list[httpx
 
     def run(*paths: str, threads: int = 2) -> list[httpx.Response]:
         monkeypatch.setenv("MNEMOS_WEB_THREADS", str(threads))
-        handler = PooledSyncASGIHandler()
+        # What config/asgi.py builds (it is imported once per process; here one per test).
+        handler = WSGIMiddleware(get_wsgi_application(), workers=web_threads())  # type: ignore[arg-type]
         seen["handler"] = handler
 
         async def calls() -> list[httpx.Response]:
@@ -74,15 +76,6 @@ def serve(settings, monkeypatch: pytest.MonkeyPatch) -> Callable[..., list[httpx
     return run
 
 
-def test_the_chain_is_built_in_sync_mode():
-    from django.core.handlers.asgi import ASGIHandler
-
-    # Django's own chain is awaited from the event loop (here a SyncToAsync: WhiteNoise is sync-only);
-    # this handler's is a plain callable, run in the request's one pool thread.
-    assert iscoroutinefunction(ASGIHandler()._middleware_chain)
-    assert not iscoroutinefunction(PooledSyncASGIHandler()._middleware_chain)
-
-
 @pytest.mark.django_db(databases=["default"])
 def test_a_request_runs_every_middleware_in_a_pool_thread(serve):
     [response] = serve("/probe")
@@ -92,7 +85,7 @@ def test_a_request_runs_every_middleware_in_a_pool_thread(serve):
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     assert seen["has_session"] and seen["has_htmx"] and seen["user_is_lazy"]
     assert seen["thread"] != seen["loop_thread"]
-    assert seen["thread_name"].startswith("django-request")
+    assert seen["thread_name"].startswith("WSGI")
 
 
 @pytest.mark.django_db(databases=["default"])
@@ -126,8 +119,8 @@ def test_nothing_of_a_request_is_left_in_its_thread_for_the_next(serve):
     # The same thread served all three: no tenant context survived a request.
     assert seen["tenant_at_start"] == [None, None, None]
     # request_finished ran in that thread: its connection went back (closed) with the request.
-    handler: PooledSyncASGIHandler = seen["handler"]
-    assert handler._executor.submit(lambda: connection.connection).result() is None
+    handler: WSGIMiddleware = seen["handler"]
+    assert handler.executor.submit(lambda: connection.connection).result() is None
 
 
 @pytest.mark.django_db(databases=["default"])
@@ -164,10 +157,14 @@ def test_the_pool_size_follows_the_connection_pool(monkeypatch: pytest.MonkeyPat
 
 
 @pytest.mark.django_db(databases=["default"])
-def test_the_app_served_is_the_pooled_handler():
+def test_the_app_served_is_django_as_a_threaded_wsgi_worker():
+    from django.core.handlers.wsgi import WSGIHandler
+
     from config.asgi import django_application
 
-    assert isinstance(django_application, PooledSyncASGIHandler)
+    assert isinstance(django_application, WSGIMiddleware)
+    assert isinstance(django_application.app, WSGIHandler)
+    assert django_application.executor._max_workers == web_threads()
 
 
 def test_serve_runs_a_process_per_core_and_one_more(monkeypatch: pytest.MonkeyPatch):
