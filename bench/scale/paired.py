@@ -9,6 +9,11 @@ compare beside it (``git worktree add /tmp/old <commit>`` and a symlink to this 
 Each checkout serves the held cluster from its own uvicorn (three workers, a pool of 8, as ``serve``);
 every LoCoMo question is searched on both, the order alternating, and the latencies and the paired
 difference are printed.
+
+``--saves N`` measures saves instead: ``--rounds`` rounds, each sending N LoCoMo turns through
+``save_memory`` with 8 clients to one server, then the other (the order alternating), and reading the
+web processes' CPU time (user + system, all of a server's processes) before and after each: the web
+CPU a save and the save latency, per side and paired by round. Both sides add the same memories.
 """
 
 from __future__ import annotations
@@ -25,8 +30,10 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from bench.ingest.run import save_arguments
 from bench.locomo.data import DEFAULT_DATA, load
 
 OUT = Path(__file__).resolve().parent.parent / "out" / "scale"
@@ -79,6 +86,69 @@ def _search(base: str, secret: str, query: str) -> float:
     return ms
 
 
+def _save(base: str, secret: str, arguments: dict[str, object]) -> float:
+    request = urllib.request.Request(
+        f"{base}/v1/tools/save_memory",
+        data=json.dumps(arguments).encode(),
+        headers={"Authorization": f"Bearer {secret}", "Content-Type": "application/json"},
+    )
+    start = time.perf_counter()
+    body = json.loads(urllib.request.urlopen(request, timeout=60).read())
+    if not body.get("event_id"):
+        raise SystemExit(f"{base}: save answered {body}")
+    return (time.perf_counter() - start) * 1000
+
+
+def _cpu_seconds(session: int) -> float:
+    """User + system CPU of every process in a server's session (uvicorn's supervisor and workers)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # After the command: state, ppid, pgrp, session, ..., utime (12th), stime (13th).
+        if int(fields[3]) == session:
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+def _saves(
+    servers: Sequence[tuple[subprocess.Popen[bytes], str]], secret: str, per_round: int, rounds: int
+) -> None:
+    conversations, _ = load(DEFAULT_DATA)
+    turns = [turn for c in conversations for turn in c.turns]
+    random.Random(7).shuffle(turns)
+    cpu: list[list[float]] = [[], []]
+    latency: list[list[float]] = [[], []]
+    with ThreadPoolExecutor(max_workers=8) as clients:
+        # Warm-up: each server's processes have loaded what a save needs.
+        for _, base in servers:
+            list(clients.map(lambda turn, base=base: _save(base, secret, save_arguments(turn)), turns[:40]))
+        offset = 40
+        for r in range(rounds):
+            for side in (0, 1) if r % 2 == 0 else (1, 0):
+                process, base = servers[side]
+                batch = turns[offset : offset + per_round]
+                offset += per_round
+                before = _cpu_seconds(process.pid)
+                times = list(
+                    clients.map(lambda turn, base=base: _save(base, secret, save_arguments(turn)), batch)
+                )
+                cpu[side].append((_cpu_seconds(process.pid) - before) * 1000 / len(batch))
+                latency[side].extend(times)
+    for side in (0, 1):
+        print(f"side {side + 1}: web CPU a save, by round: {' '.join(f'{c:.1f}' for c in cpu[side])} ms")
+        print(f"side {side + 1}: save latency {_summary(latency[side])}")
+    differences = sorted(a - b for a, b in zip(cpu[0], cpu[1], strict=True))
+    print(
+        f"paired web CPU a save (first - second), by round: median {differences[len(differences) // 2]:.2f} ms"
+    )
+
+
 def _summary(values: Sequence[float]) -> str:
     ordered = sorted(values)
     n = len(ordered)
@@ -94,6 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("second", type=Path, help="the other checkout")
     parser.add_argument("--queries", type=int, default=300, help="measured queries (after 30 warm-up)")
     parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--saves", type=int, default=0, help="measure saves: this many a round and side")
+    parser.add_argument("--rounds", type=int, default=8, help="with --saves: rounds, the order alternating")
     args = parser.parse_args(argv)
     hold = json.loads((OUT / "hold.json").read_text(encoding="utf-8"))
     conversations, _ = load(DEFAULT_DATA)
@@ -101,6 +173,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     random.Random(args.seed).shuffle(queries)
     names = [str(args.first), str(args.second)]
     servers = [_serve(path.resolve(), hold["MNEMOS_PGDATA"]) for path in (args.first, args.second)]
+    if args.saves:
+        try:
+            print(f"side 1 = {names[0]}, side 2 = {names[1]}")
+            _saves(servers, hold["secret"], args.saves, args.rounds)
+        finally:
+            for process, _ in servers:
+                os.killpg(process.pid, 15)
+        return 0
     try:
         for query in queries[:30]:
             for _, base in servers:
