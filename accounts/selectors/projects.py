@@ -32,6 +32,38 @@ def project_active_target(*, key: AccessKey) -> Project:
     return key.project
 
 
+@dataclass(frozen=True)
+class SaveTarget:
+    """Where a connection's saves go, and why (``whoami``, ``manage.py accesskey create``)."""
+
+    project: Project
+    folder: str | None  # the folder a folder-bound key saves into; None: the project's Main folder
+    rule: str  # "folder", "main" or "key_project"
+    reason: str
+
+
+def save_target_explained(*, key: AccessKey) -> SaveTarget:
+    """``project_active_target`` with the rule that chose it, in words a person reading a key expects.
+
+    The seed's rule: a key bound to a folder saves there; any other key saves to its member's Main
+    project while the member has one and has not paused it; otherwise to the key's own project."""
+    project = project_active_target(key=key)
+    if key.workspace_id is not None:
+        folder = key.workspace.name  # type: ignore[union-attr]
+        reason = f"this key is bound to folder '{folder}' of project '{project.slug}': every save goes there"
+        return SaveTarget(project=project, folder=folder, rule="folder", reason=reason)
+    if project.pk == key.member.main_project_id and not key.member.main_paused:
+        reason = f"this key is not bound to a folder, so its saves go to the member's Main project '{project.slug}'"
+        if project.pk != key.project_id:
+            reason += f", not to '{key.project.slug}' (bind the key to a folder of '{key.project.slug}' to save there)"
+        return SaveTarget(project=project, folder=None, rule="main", reason=reason)
+    reason = (
+        f"this key is not bound to a folder and its member has no active Main project, so its saves go to "
+        f"the key's project '{project.slug}'"
+    )
+    return SaveTarget(project=project, folder=None, rule="key_project", reason=reason)
+
+
 def project_targets_for(*, key: AccessKey) -> list[TargetEntry]:
     """Projects the key's member may read (the access policy), then public targets.
 

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import access
 from accounts.selectors.console import access_key_get, access_keys_list, project_get, projects_writable
+from accounts.selectors.projects import save_target_explained
 from accounts.services.keys import access_key_create, access_key_revoke
 from console.decorators import attempt, console_view, forbidden, may_manage, not_found, sees_everything
 from console.forms import KeyCreateForm
@@ -66,7 +67,7 @@ def keys(request: ConsoleRequest) -> HttpResponse:
         return _page(request, form=form, status=error.http_status)
     key, secret = created  # type: ignore[misc]
     # The secret is in this response only: it is stored as a digest and cannot be shown again.
-    return _page(request, new_key=key, secret=secret)
+    return _page(request, new_key=key, secret=secret, save_target=save_target_explained(key=key))
 
 
 @require_POST

@@ -183,3 +183,59 @@ def test_accesskey_command_rejects_unknown_enterprise(world):
 
     with pytest.raises(CommandError, match="no enterprise with slug 'nope'"):
         call_command("accesskey", "create", "--enterprise", "nope")
+
+
+def test_whoami_and_the_cli_say_where_a_keys_saves_go_and_why(client, world):
+    a = world.a
+    member = world.alice.members[a.enterprise.slug]  # Main project: alpha
+    with tenant_context(enterprise_id=a.enterprise.pk, member=member, door="test"):
+        _, on_beta = access_key_create(member=member, project=a.other_project)
+        _, in_folder = access_key_create(member=member, project=a.other_project, workspace_name="infra-notes")
+    expected = {
+        on_beta: {
+            "project": "alpha",
+            "project_id": str(a.project.pk),
+            "folder": None,
+            "rule": "main",
+            "reason": "this key is not bound to a folder, so its saves go to the member's Main project 'alpha', "
+            "not to 'beta' (bind the key to a folder of 'beta' to save there)",
+        },
+        in_folder: {
+            "project": "beta",
+            "project_id": str(a.other_project.pk),
+            "folder": "infra-notes",
+            "rule": "folder",
+            "reason": "this key is bound to folder 'infra-notes' of project 'beta': every save goes there",
+        },
+    }
+    for secret, target in expected.items():
+        assert _get(client, "/v1/whoami", secret).json()["save_target"] == target
+    # Main paused: the key's own project.
+    with tenant_context(enterprise_id=a.enterprise.pk, door="test"):
+        type(member).objects.filter(pk=member.pk).update(main_paused=True)
+    assert _get(client, "/v1/whoami", on_beta).json()["save_target"] == {
+        "project": "beta",
+        "project_id": str(a.other_project.pk),
+        "folder": None,
+        "rule": "key_project",
+        "reason": "this key is not bound to a folder and its member has no active Main project, so its saves go "
+        "to the key's project 'beta'",
+    }
+    out = io.StringIO()
+    call_command(
+        "accesskey",
+        "create",
+        "--enterprise",
+        a.enterprise.slug,
+        "--project",
+        "beta",
+        "--user",
+        member.user.username,
+        stdout=out,
+    )
+    lines = out.getvalue().splitlines()
+    assert lines[1] == (
+        "saves go to beta: this key is not bound to a folder and its member has no active Main project, so its "
+        "saves go to the key's project 'beta'"
+    )
+    assert lines[-1].startswith("mnm_")  # the secret, alone on the last line

@@ -218,6 +218,12 @@ def test_create_a_key_shown_once(client, console):
     text = response.content.decode()
     secret = text.split('id="new-secret">', 1)[1].split("<", 1)[0]
     assert secret.startswith("mnm_") and "This is the only time the key is shown" in text
+    # Where its saves go, and why (a folder-bound key: its folder).
+    target = text.split('id="new-key-save-target">', 1)[1].split("</dd>", 1)[0]
+    assert target == (
+        'alpha / notes<br><span class="note">This key is bound to folder &#x27;notes&#x27; of project '
+        "&#x27;alpha&#x27;: every save goes there.</span>"
+    )
     with ctx(world):
         key = AccessKey.objects.select_related("workspace").get(label="laptop")
     assert key.digest == access_key_digest(secret) and key.scopes == ["memory:read"]

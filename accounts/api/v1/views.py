@@ -17,7 +17,16 @@ from accounts.selectors.audit import (
     audit_event_get,
     audit_events_list,
 )
+from accounts.selectors.projects import save_target_explained
 from core.errors import InvalidInput
+
+
+class SaveTargetSerializer(serializers.Serializer[Any]):
+    project = serializers.CharField(help_text="The project this key's saves go to (its slug).")
+    project_id = serializers.CharField()
+    folder = serializers.CharField(allow_null=True, help_text="The folder, for a folder-bound key.")
+    rule = serializers.ChoiceField(choices=["folder", "main", "key_project"])
+    reason = serializers.CharField(help_text="Why the saves go there, in words.")
 
 
 class WhoAmISerializer(serializers.Serializer[Any]):
@@ -30,6 +39,7 @@ class WhoAmISerializer(serializers.Serializer[Any]):
     org_role = serializers.CharField()
     scopes = serializers.ListField(child=serializers.CharField())
     subscription_state = serializers.CharField()
+    save_target = SaveTargetSerializer(help_text="Where this key's saves go, and why.")
 
 
 class WhoAmIView(TenantAPIView):
@@ -39,6 +49,7 @@ class WhoAmIView(TenantAPIView):
     def get(self, request: Request) -> Response:
         key = self.access_key
         enterprise = key.project.enterprise
+        target = save_target_explained(key=key)
         return Response(
             {
                 "enterprise": enterprise.slug,
@@ -50,6 +61,13 @@ class WhoAmIView(TenantAPIView):
                 "org_role": key.member.org_role,
                 "scopes": key.scopes,
                 "subscription_state": enterprise.subscription_state,
+                "save_target": {
+                    "project": target.project.slug,
+                    "project_id": str(target.project.pk),
+                    "folder": target.folder,
+                    "rule": target.rule,
+                    "reason": target.reason,
+                },
             }
         )
 

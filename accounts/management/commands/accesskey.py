@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from accounts.models import AccessKey, Enterprise, Member, OrgRole, Project
+from accounts.selectors.projects import save_target_explained
 from accounts.services.keys import access_key_create, access_key_revoke
 from core.errors import MnemosError
 from core.tenancy import tenant_context
@@ -81,5 +82,9 @@ class Command(BaseCommand):
         self.stdout.write(
             f"key {key.prefix} for {member.user.username} on {enterprise.slug}/{project.slug}"
             f"{'/' + key.workspace.name if key.workspace else ''} scopes={','.join(key.scopes)}"
+        )
+        target = save_target_explained(key=key)
+        self.stdout.write(
+            f"saves go to {target.project.slug}{'/' + target.folder if target.folder else ''}: {target.reason}"
         )
         self.stdout.write(secret)
