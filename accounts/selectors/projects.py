@@ -24,12 +24,21 @@ class TargetEntry:
         return self.project is None
 
 
+def _active_target(key: AccessKey) -> tuple[Project, str]:
+    """The seed's rule, decided once: a key bound to a folder saves there ("folder"); any other key
+    saves to its member's Main project while the member has one and has not paused it ("main");
+    otherwise to the key's own project ("key_project")."""
+    member = key.member
+    if key.workspace_id is not None:
+        return key.project, "folder"
+    if member.main_project_id and not member.main_paused:
+        return member.main_project, "main"  # type: ignore[return-value]
+    return key.project, "key_project"
+
+
 def project_active_target(*, key: AccessKey) -> Project:
     """Where this connection's saves go: its folder-bound project, else the member's Main, else its project."""
-    member = key.member
-    if key.workspace_id is None and member.main_project_id and not member.main_paused:
-        return member.main_project  # type: ignore[return-value]
-    return key.project
+    return _active_target(key)[0]
 
 
 @dataclass(frozen=True)
@@ -43,25 +52,21 @@ class SaveTarget:
 
 
 def save_target_explained(*, key: AccessKey) -> SaveTarget:
-    """``project_active_target`` with the rule that chose it, in words a person reading a key expects.
-
-    The seed's rule: a key bound to a folder saves there; any other key saves to its member's Main
-    project while the member has one and has not paused it; otherwise to the key's own project."""
-    project = project_active_target(key=key)
-    if key.workspace_id is not None:
-        folder = key.workspace.name  # type: ignore[union-attr]
+    """``project_active_target`` with the rule that chose it, in words a person reading a key expects."""
+    project, rule = _active_target(key)
+    folder = key.workspace.name if key.workspace is not None else None
+    if rule == "folder":
         reason = f"this key is bound to folder '{folder}' of project '{project.slug}': every save goes there"
-        return SaveTarget(project=project, folder=folder, rule="folder", reason=reason)
-    if project.pk == key.member.main_project_id and not key.member.main_paused:
+    elif rule == "main":
         reason = f"this key is not bound to a folder, so its saves go to the member's Main project '{project.slug}'"
         if project.pk != key.project_id:
             reason += f", not to '{key.project.slug}' (bind the key to a folder of '{key.project.slug}' to save there)"
-        return SaveTarget(project=project, folder=None, rule="main", reason=reason)
-    reason = (
-        f"this key is not bound to a folder and its member has no active Main project, so its saves go to "
-        f"the key's project '{project.slug}'"
-    )
-    return SaveTarget(project=project, folder=None, rule="key_project", reason=reason)
+    else:
+        reason = (
+            f"this key is not bound to a folder and its member has no active Main project, so its saves go to "
+            f"the key's project '{project.slug}'"
+        )
+    return SaveTarget(project=project, folder=folder, rule=rule, reason=reason)
 
 
 def project_targets_for(*, key: AccessKey) -> list[TargetEntry]:
