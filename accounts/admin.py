@@ -152,3 +152,8 @@ _register(
 )
 _register(m.PublicTarget, list_display=["slug", "name", "team", "enterprise_id", "published_at"])
 _register(m.JobRun, list_display=["name", "key", "state", "attempts", "created_at", "finished_at"])
+_register(
+    m.Job,
+    list_display=["task", "state", "created_at", "sent_at", "sends", "attempts", "failed_at"],
+    list_filter=["state", "task"],
+)

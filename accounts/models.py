@@ -380,3 +380,42 @@ class JobRun(TenantModel):
         constraints = [
             models.UniqueConstraint(fields=["enterprise", "name", "key"], name="jobrun_unique_key")
         ]
+
+
+class JobState(models.TextChoices):
+    PENDING = "pending", "pending"
+    FAILED = "failed", "failed"
+
+
+class Job(TenantModel):
+    """The outbox: one piece of background work, written in the transaction of the change that needs it.
+
+    ``accounts.tasks.enqueue`` writes the row and sends the message after the commit; the job's own
+    transaction deletes the row when its work is done (``TenantTask``). So a row outlives only work
+    not yet done: a message lost with a broker, a worker killed mid-job, a database outage. The sweeper
+    (``accounts.jobs_sweep``) sends again every pending row past ``due_at``; a job that failed for good
+    stays, ``failed``, for the console and ``manage.py jobs`` to show and re-run.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    task = models.CharField(max_length=200)
+    # The job's keyword arguments, ids only (enterprise_id and job_id are added when it is sent).
+    kwargs = models.JSONField(default=dict)
+    state = models.CharField(max_length=16, choices=JobState.choices, default=JobState.PENDING)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    sent_at = models.DateTimeField(default=timezone.now)
+    # When the sweeper may send it again: the last send plus a wait that doubles with every send.
+    due_at = models.DateTimeField()
+    sends = models.PositiveIntegerField(default=1)
+    attempts = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True, default="")
+    failed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta(TenantModel.Meta):
+        indexes = [
+            models.Index(fields=["due_at"], condition=models.Q(state="pending"), name="job_pending_due"),
+            models.Index(fields=["enterprise", "state", "created_at"], name="job_enterprise_state"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task} ({self.state})"

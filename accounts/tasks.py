@@ -1,29 +1,48 @@
-"""The Celery door of the tenancy, and the account jobs.
+"""The Celery door of the tenancy, the outbox's sender and sweeper, and the account jobs.
 
 Every task derives from ``TenantTask``: it takes ids (never instances), needs an
 ``enterprise_id``, runs in that tenant's context and transaction, is acked late
-and rejected on a lost worker so a killed worker loses nothing, and is written
-to be idempotent so a repeat changes nothing.
+and rejected on a lost worker, and is written to be idempotent so a repeat changes
+nothing. Every job is sent with ``enqueue``, which records it in the outbox
+(``accounts.models.Job``) in the caller's transaction; a ``TenantTask`` takes its
+row with its work and deletes it in the same commit, retries a transient database
+error with back-off, and marks the row failed for any other error. The sweeper
+(``jobs_sweep``, every ``JOBS_SWEEP_SECONDS`` from Celery beat) sends again what
+has waited past its due time: a message lost with a broker, a killed worker, an outage.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Iterable
 from datetime import datetime, timedelta
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from celery import Task
-from django.db import transaction
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
+from accounts.services.jobs import job_claim, job_done, job_failed, job_retrying, jobs_due, jobs_record
 from config.celery import app
-from core.tenancy import TenantContextMissing, tenant_context
+from core.tenancy import TenantContextMissing, current_tenant, tenant_context
 
 if TYPE_CHECKING:
     from accounts.models import AccessKey
+
+
+logger = logging.getLogger(__name__)
+
+# The database's own failures that a later attempt may not meet: a refused or dropped connection,
+# a server restarting, a pool with no connection to give. Retried with back-off, never failed for good.
+TRANSIENT_ERRORS: tuple[type[Exception], ...] = (OperationalError, InterfaceError)
+
+
+def transient_backoff(retries: int) -> float:
+    """Seconds before the next attempt after ``retries`` transient failures: 1, 2, 4 ... 60."""
+    return float(min(60, 2**retries))
 
 
 class TenantTask(Task):  # type: ignore[misc]
@@ -37,18 +56,95 @@ class TenantTask(Task):  # type: ignore[misc]
             raise TenantContextMissing(
                 f"task {self.name} refused: it needs an enterprise_id keyword argument"
             )
-        with tenant_context(
-            enterprise_id=enterprise_id,
-            request_id=str(self.request.id or ""),
-            door="celery",
-        ):
-            return super().__call__(*args, **kwargs)
+        # Sent by enqueue: the outbox row this message wakes (absent for a call made by hand).
+        job_id = kwargs.pop("job_id", None)
+        try:
+            with tenant_context(
+                enterprise_id=enterprise_id,
+                request_id=str(self.request.id or ""),
+                door="celery",
+            ):
+                if job_id is not None and not job_claim(job_id=job_id):
+                    return None  # done already, failed for good, or running on another worker now
+                result = super().__call__(*args, **kwargs)
+                if job_id is not None:
+                    job_done(job_id=job_id)
+                return result
+        except TRANSIENT_ERRORS as exc:
+            if self.request.called_directly:
+                raise
+            countdown = transient_backoff(self.request.retries)
+            logger.warning(
+                "%s: transient database error, attempt %d again in %.0f s: %s",
+                self.name,
+                self.request.retries + 1,
+                countdown,
+                exc,
+            )
+            raise self.retry(
+                exc=exc, countdown=countdown, max_retries=settings.JOBS_TRANSIENT_RETRIES
+            ) from exc
+
+    def on_retry(self, exc: Exception, task_id: str, args: Any, kwargs: dict[str, Any], einfo: Any) -> None:
+        countdown = transient_backoff(self.request.retries)
+        self._record(
+            kwargs, lambda job_id: job_retrying(job_id=job_id, error=_describe(exc), countdown=countdown)
+        )
+
+    def on_failure(self, exc: Exception, task_id: str, args: Any, kwargs: dict[str, Any], einfo: Any) -> None:
+        if isinstance(exc, TRANSIENT_ERRORS):
+            return  # the database is still away: the row stays pending and the sweeper sends it again
+        self._record(kwargs, lambda job_id: job_failed(job_id=job_id, error=_describe(exc)))
+
+    def _record(self, kwargs: dict[str, Any], step: Any) -> None:
+        """A step on the job's row after its own transaction rolled back, in a transaction of its own;
+        when even that fails (the database is away) the row stays pending for the sweeper."""
+        job_id, enterprise_id = kwargs.get("job_id"), kwargs.get("enterprise_id")
+        if not job_id or not enterprise_id:
+            return
+        try:
+            with tenant_context(enterprise_id=enterprise_id, door="celery"):
+                step(job_id)
+        except Exception:  # bookkeeping must never hide the job's own error
+            logger.exception(
+                "%s: could not record job %s's outcome; the sweeper sends it again", self.name, job_id
+            )
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
 
 
 def enqueue(task: Any, *, enterprise_id: str, **kwargs: Any) -> None:
-    """Send a task once the current transaction commits (never a row it cannot see)."""
-    send: Callable[[], Any] = partial(task.apply_async, kwargs={"enterprise_id": enterprise_id, **kwargs})
-    transaction.on_commit(send)
+    """Record a job in the outbox, in the current transaction (of ``enterprise_id``'s tenant context);
+    it is sent once the transaction commits, and again by the sweeper while it is not done."""
+    _in_tenant(enterprise_id)
+    jobs_record(task=task.name, kwargs_list=[kwargs])
+
+
+def enqueue_many(task: Any, *, enterprise_id: str, kwargs_list: Iterable[dict[str, Any]]) -> int:
+    """``enqueue`` for many jobs of one task, one statement."""
+    _in_tenant(enterprise_id)
+    return len(jobs_record(task=task.name, kwargs_list=kwargs_list))
+
+
+def _in_tenant(enterprise_id: str) -> None:
+    ctx = current_tenant()
+    if ctx.enterprise_id is None or str(ctx.enterprise_id) != str(enterprise_id):
+        raise TenantContextMissing(
+            f"a job for enterprise {enterprise_id} is recorded only in that enterprise's tenant context"
+        )
+
+
+@app.task(name="accounts.jobs_sweep", ignore_result=True)
+def jobs_sweep() -> int:
+    """Send again every pending job past its due time, across enterprises (Celery beat, every
+    ``JOBS_SWEEP_SECONDS``; idempotent: a job a worker holds is skipped, a send twice runs once)."""
+    with tenant_context(enterprise_id=None, all_tenants=True, door="celery"):
+        due = jobs_due(limit=settings.JOBS_SWEEP_BATCH)
+    if due:
+        logger.warning("sweeper: sent %d job(s) again that waited past their due time", len(due))
+    return len(due)
 
 
 @app.task(base=TenantTask, name="accounts.access_key_touch")

@@ -199,6 +199,26 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env_str("MNEMOS_CELERY_QUEUE", "mnemos")
+# The outbox (accounts.models.Job, docs/operations.md "Background jobs"): a pending job is sent again
+# once it has waited JOBS_STALE_SECONDS since its last send (the wait doubles with every send, at most
+# 10 minutes); the sweeper looks every JOBS_SWEEP_SECONDS (Celery beat; serve runs it in the worker),
+# at most JOBS_SWEEP_BATCH jobs a sweep. A transient database error is retried JOBS_TRANSIENT_RETRIES
+# times with back-off (1, 2, 4 ... 60 s) before the row is left to the sweeper.
+JOBS_STALE_SECONDS = env_int("MNEMOS_JOBS_STALE_SECONDS", 30, minimum=1)
+JOBS_SWEEP_SECONDS = env_int("MNEMOS_JOBS_SWEEP_SECONDS", 15, minimum=1)
+JOBS_SWEEP_BATCH = env_int("MNEMOS_JOBS_SWEEP_BATCH", 500, minimum=1)
+JOBS_TRANSIENT_RETRIES = env_int("MNEMOS_JOBS_TRANSIENT_RETRIES", 10, minimum=0)
+CELERY_BEAT_SCHEDULE = {
+    "jobs-sweep": {
+        "task": "accounts.jobs_sweep",
+        "schedule": float(JOBS_SWEEP_SECONDS),
+        # A sweep that waited past the next one is dropped: sweeps never pile up behind an outage.
+        "options": {"expires": float(JOBS_SWEEP_SECONDS)},
+    }
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+# A send that cannot reach the broker gives up quickly: the job is in the outbox and the sweeper sends it.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
 # The worker (the archivist's embedder) runs at this niceness, so saves and searches come first and
 # the archivist takes what CPU they leave (bench/RESULTS.md, write throughput). 0 keeps it level.
 WORKER_NICE = env_int("MNEMOS_WORKER_NICE", 10)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from console.views import home, keys, memories, oversight, partners, projects, switch
+from console.views import home, jobs, keys, memories, oversight, partners, projects, switch
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -26,6 +26,8 @@ urlpatterns = [
     path("audit/", oversight.audit, name="audit"),
     path("audit.csv", oversight.audit_csv, name="audit_csv"),
     path("usage/", oversight.usage, name="usage"),
+    path("jobs/", jobs.jobs, name="jobs"),
+    path("jobs/<str:job_id>/rerun/", jobs.job_rerun_view, name="job_rerun"),
     path("switch/<str:token>", switch.switch, name="switch"),
     path("tools/", switch.tools, name="tools"),
 ]

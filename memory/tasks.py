@@ -7,7 +7,7 @@ redelivery, a retry) leaves the same state.
 
 from __future__ import annotations
 
-from accounts.tasks import TenantTask, enqueue
+from accounts.tasks import TenantTask, enqueue_many
 from config.celery import app
 from memory.embedding import EmbedderUnavailable
 from memory.services.archivist import archivist_drain_project, archivist_process_memory
@@ -29,11 +29,14 @@ def archivist_process(*, enterprise_id: str, memory_id: str) -> dict[str, int]:
 @app.task(base=TenantTask, name="memory.archivist_drain")
 def archivist_drain(*, enterprise_id: str, project_id: str) -> int:
     """Hand the archivist every memory of the project saved since the last drain: one
-    ``archivist_process`` job each, sent after this commits (``archivist_drain_project``)."""
+    ``archivist_process`` job each, recorded in this job's transaction and sent after it commits
+    (``archivist_drain_project``)."""
     waiting = archivist_drain_project(project_id=project_id)
-    for memory_id in waiting:
-        enqueue(archivist_process, enterprise_id=enterprise_id, memory_id=str(memory_id))
-    return len(waiting)
+    return enqueue_many(
+        archivist_process,
+        enterprise_id=enterprise_id,
+        kwargs_list=[{"memory_id": str(memory_id)} for memory_id in waiting],
+    )
 
 
 @app.task(base=TenantTask, name="memory.guard_rescan")

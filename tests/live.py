@@ -7,9 +7,10 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -49,9 +50,19 @@ def stop_process(process: subprocess.Popen, *, sig: int = signal.SIGTERM, timeou
 
 @contextmanager
 def worker_process(
-    *, concurrency: int = 1, prefix: str = "test", start_timeout: float = 60
+    *,
+    concurrency: int = 1,
+    prefix: str = "test",
+    start_timeout: float = 60,
+    extra_args: Sequence[str] = (),
+    beat: bool = False,
+    env: Mapping[str, str] | None = None,
 ) -> Iterator[tuple[str, subprocess.Popen]]:
-    """A real Celery worker on the configured broker and queue; yields (node name, process) once it answers."""
+    """A real Celery worker on the configured broker and queue; yields (node name, process) once it answers.
+
+    ``extra_args`` go to ``celery worker`` as they are (bench/broker: ``--include``, ``--prefetch-multiplier``);
+    ``beat``: with Celery beat inside it (the outbox's sweeper), as ``manage.py serve`` runs it; ``env``:
+    variables of its own over this process's."""
     name = f"{prefix}-{uuid.uuid4().hex[:8]}@{socket.gethostname()}"
     process = subprocess.Popen(
         [
@@ -69,9 +80,11 @@ def worker_process(
             settings.CELERY_TASK_DEFAULT_QUEUE,
             "-n",
             name,
+            *extra_args,
+            *(["-B", "-s", str(Path(tempfile.mkdtemp(prefix="mnemos-beat-")) / "schedule")] if beat else []),
         ],
         cwd=ROOT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"},
         start_new_session=True,
     )
     try:
@@ -87,9 +100,9 @@ def worker_process(
 
 
 @contextmanager
-def running_worker() -> Iterator[str]:
+def running_worker(*, beat: bool = False, env: Mapping[str, str] | None = None) -> Iterator[str]:
     """A real Celery worker on the test broker; yields its node name once it answers pings."""
-    with worker_process() as (name, _):
+    with worker_process(beat=beat, env=env) as (name, _):
         yield name
 
 
@@ -102,8 +115,9 @@ def web_workers_args() -> list[str]:
 
 
 @contextmanager
-def running_web() -> Iterator[str]:
-    """The ASGI application (Django + MCP) under uvicorn; yields its base URL."""
+def running_web(*, env: Mapping[str, str] | None = None) -> Iterator[str]:
+    """The ASGI application (Django + MCP) under uvicorn; yields its base URL. ``env``: variables of
+    its own (a database URL through a fault proxy, a pool size) over this process's."""
     import urllib.error
     import urllib.request
 
@@ -124,7 +138,7 @@ def running_web() -> Iterator[str]:
             *web_workers_args(),
         ],
         cwd=ROOT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", "MNEMOS_PUBLIC_URL": base},
+        env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1", "MNEMOS_PUBLIC_URL": base},
         start_new_session=True,
     )
 

@@ -250,12 +250,16 @@ def test_a_keys_last_use_is_shown(client, console, django_capture_on_commit_call
     _touches_sent.clear()  # a new minute: the fixture's own calls sent this key's touch already
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         assert tool(client, console.dave_secret, "search", {"query": "deploy"}).status_code == 200
+    # The touch is a job in the outbox, sent after the commit: run what the worker would.
     touches = [
-        c.keywords["kwargs"]
-        for c in callbacks
-        if getattr(c, "func", None) == access_key_touch_task.apply_async
+        c.keywords for c in callbacks if getattr(c, "keywords", {}).get("task") == access_key_touch_task.name
     ]
-    assert len(touches) == 1 and access_key_touch_task.apply(kwargs=touches[0]).successful()
+    assert len(touches) == 1
+    touch = touches[0]
+    message = job_message_kwargs(
+        job_id=touch["job_id"], enterprise_id=touch["enterprise_id"], kwargs=touch["kwargs"]
+    )
+    assert access_key_touch_task.apply(kwargs=message).successful()
     with ctx(console.world):
         used = AccessKey.objects.get(pk=key.pk).last_used_at
     shown = client.get("/console/keys/").content.decode().split(row, 1)[1].split("</tr>")[0]
@@ -585,3 +589,48 @@ def test_the_other_filters_narrow_the_list(client, console):
     assert "Nothing matches" in listed(project=str(world.a.other_project.pk))
     assert "Runbook for the notes folder" in listed(project=str(world.a.project.pk), since="2001-01-01")
     assert folder in listed(q="runbook notes folder", workspace="notes")
+
+
+def test_a_failed_job_is_shown_and_run_again(client, console):
+    from accounts.models import Job
+    from accounts.tasks import access_key_touch_task, enqueue
+
+    world = console.world
+    with ctx(world):
+        Job.objects.all().delete()  # the fixture's tool calls queued their keys' touches (never run here)
+    client.force_login(world.alice.user)
+    empty = client.get("/console/jobs/").content.decode()
+    assert '<p id="jobs-pending">0 jobs waiting.</p>' in empty and 'id="jobs-failed-none"' in empty
+    key = console.dave.keys["acme"][0]
+    with ctx(world):
+        enqueue(
+            access_key_touch_task,
+            enterprise_id=str(world.a.enterprise.pk),
+            key_id=str(key.pk),
+            used_at="soon",
+        )
+        job = Job.objects.get()
+    message = {**job.kwargs, "enterprise_id": str(world.a.enterprise.pk), "job_id": str(job.pk)}
+    assert access_key_touch_task.apply(kwargs=message).failed()
+    page = client.get("/console/jobs/").content.decode()
+    row = page.split(f'<tr id="job-{job.pk}">', 1)[1].split("</tr>", 1)[0]
+    assert "<code>accounts.access_key_touch</code>" in row and "<td>1</td>" in row
+    assert "<code>ValueError: Invalid isoformat string: &#x27;soon&#x27;</code>" in row and "Run again" in row
+    # The auditor sees it and may not run it again; a member sees no jobs.
+    client.force_login(world.bob.user)
+    seen = client.get("/console/jobs/").content.decode()
+    assert f'<tr id="job-{job.pk}">' in seen and "Run again" not in seen
+    assert client.post(f"/console/jobs/{job.pk}/rerun/").status_code == 403
+    client.force_login(console.dave.user)
+    assert client.get("/console/jobs/").status_code == 403
+    client.force_login(world.alice.user)
+    rerun = client.post(f"/console/jobs/{job.pk}/rerun/", **HX).content.decode()
+    assert (
+        '<p id="jobs-pending">1 job waiting, the oldest since' in rerun and 'id="jobs-failed-none"' in rerun
+    )
+    assert _audit(world, "job.rerun")[-1].target_id == str(job.pk)
+    again = client.post(f"/console/jobs/{job.pk}/rerun/", **HX)
+    assert again.status_code == 409
+    assert "only a failed job can be run again; this one is still pending" in again.content.decode()
+    assert client.post("/console/jobs/00000000-0000-0000-0000-000000000000/rerun/").status_code == 404
+    assert client.post("/console/jobs/not-a-job/rerun/").status_code == 404
