@@ -49,6 +49,10 @@ class TenantTask(Task):  # type: ignore[misc]
     abstract = True
     acks_late = True
     reject_on_worker_lost = True
+    # Celery checks a message's arguments against the function when it is sent, and a job's messages
+    # carry ``job_id``, which only this class reads (a retry, sent by Celery, would be refused):
+    # ``enqueue`` checks the job's own arguments instead, when it records the job.
+    typing = False
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         enterprise_id = kwargs.get("enterprise_id")
@@ -105,9 +109,9 @@ class TenantTask(Task):  # type: ignore[misc]
         try:
             with tenant_context(enterprise_id=enterprise_id, door="celery"):
                 step(job_id)
-        except Exception:  # bookkeeping must never hide the job's own error
-            logger.exception(
-                "%s: could not record job %s's outcome; the sweeper sends it again", self.name, job_id
+        except Exception as exc:  # noqa: BLE001 - bookkeeping must never hide the job's own error
+            logger.warning(
+                "%s: job %s's outcome not recorded (%s); the sweeper sends it again", self.name, job_id, exc
             )
 
 
@@ -119,13 +123,24 @@ def enqueue(task: Any, *, enterprise_id: str, **kwargs: Any) -> None:
     """Record a job in the outbox, in the current transaction (of ``enterprise_id``'s tenant context);
     it is sent once the transaction commits, and again by the sweeper while it is not done."""
     _in_tenant(enterprise_id)
+    _check_arguments(task, enterprise_id, [kwargs])
     jobs_record(task=task.name, kwargs_list=[kwargs])
 
 
 def enqueue_many(task: Any, *, enterprise_id: str, kwargs_list: Iterable[dict[str, Any]]) -> int:
     """``enqueue`` for many jobs of one task, one statement."""
     _in_tenant(enterprise_id)
+    kwargs_list = list(kwargs_list)
+    _check_arguments(task, enterprise_id, kwargs_list)
     return len(jobs_record(task=task.name, kwargs_list=kwargs_list))
+
+
+def _check_arguments(task: Any, enterprise_id: str, kwargs_list: list[dict[str, Any]]) -> None:
+    """The arguments fit the task's function (a TypeError now, not a failed job later)."""
+    header = getattr(task, "__header__", None)
+    if header is not None:
+        for kwargs in kwargs_list:
+            header(**kwargs, enterprise_id=enterprise_id)
 
 
 def _in_tenant(enterprise_id: str) -> None:

@@ -246,3 +246,35 @@ def test_the_jobs_command_lists_reruns_and_sweeps(committed_world, live_db):
     assert out.getvalue().startswith("sent ") and {j.sends for j in _jobs(world)} == {2, 3}
     with _in(world):
         Job.objects.all().delete()
+
+
+def test_a_database_outage_is_retried_with_back_off_and_nothing_fails(committed_world, live_db):
+    """The worker's database goes away (the connection refused, on the wire) while its job waits:
+    the job is retried with back-off, stays pending meanwhile, and runs once the database is back."""
+    import time
+
+    from django.conf import settings as django_settings
+
+    from tests.faults import FaultProxy
+
+    world = committed_world
+    key, _ = world.alice.keys[world.a.enterprise.slug]
+    database = django_settings.DATABASES["default"]
+    with FaultProxy(f"{database['HOST']}/.s.PGSQL.{database['PORT']}") as proxy:
+        url = f"127.0.0.1:{proxy.port}/{database['NAME']}"
+        through_proxy = {
+            "DATABASE_URL": f"postgres://{django_settings.DATABASES['owner']['USER']}@{url}",
+            "DATABASE_APP_URL": f"postgres://{database['USER']}@{url}",
+        }
+        proxy.cut()
+        with running_worker(env=through_proxy):
+            used_at = timezone.now().replace(microsecond=0)
+            with _in(world):
+                _touch(world, key, used_at)
+            time.sleep(4)  # attempts at 0, 1 and 3 s have met a refused connection (the worker's log says so)
+            (job,) = _jobs(world)
+            assert job.state == "pending" and job.failed_at is None
+            assert _last_used(world, key) != used_at
+            proxy.restore()
+            wait_for(lambda: _last_used(world, key) == used_at, timeout=90, what="the retried job's work")
+            wait_for(lambda: _jobs(world) == [], timeout=30, what="the row to go with the work")
