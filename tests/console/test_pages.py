@@ -38,6 +38,7 @@ PAGES: dict[str, tuple[str, dict[str, tuple[int, int]]]] = {
     "audit_csv": _page("/console/audit.csv", 1, MEMBER_403, 1),
     "usage": _page("/console/usage/", 4, 6, 4),
     "tools": _page("/console/tools/", 0, 0, 0),
+    "jobs": _page("/console/jobs/", 2, MEMBER_403, 2),
 }
 
 
