@@ -222,7 +222,8 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
 # The worker (the archivist's embedder) runs at this niceness, so saves and searches come first and
 # the archivist takes what CPU they leave (bench/RESULTS.md, write throughput). 0 keeps it level.
 WORKER_NICE = env_int("MNEMOS_WORKER_NICE", 10)
-HEALTH_WORKER_TIMEOUT = float(env_int("MNEMOS_HEALTH_WORKER_TIMEOUT_MS", 2000)) / 1000.0
+# How long /healthz waits for workers' pings (core/health.py: the whole report comes within 1.5 s).
+HEALTH_WORKER_TIMEOUT = float(env_int("MNEMOS_HEALTH_WORKER_TIMEOUT_MS", 1000, minimum=1)) / 1000.0
 
 LOGGING: dict[str, object] = {
     "version": 1,

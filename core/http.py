@@ -9,6 +9,7 @@ limit and the scope, and runs the handler in the tenant's transaction.
 from __future__ import annotations
 
 import re
+import uuid
 from typing import Any
 
 from django.conf import settings
@@ -19,7 +20,7 @@ from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
 from core.dispatch import tool_dispatch
-from core.errors import InvalidInput, MnemosError, PayloadTooLarge
+from core.errors import InvalidInput, MnemosError, PayloadTooLarge, failure_error
 from core.inputs import BODY_TOO_LARGE, json_body_load
 from core.tenancy import request_id_fits
 
@@ -75,10 +76,16 @@ def json_arguments(request: HttpRequest) -> dict[str, Any]:
 
 
 def error_response(error: MnemosError) -> JsonResponse:
-    response = JsonResponse(error.as_dict(), status=error.http_status)
-    if error.http_status == 401:
-        response["WWW-Authenticate"] = 'Bearer realm="mnemos"'
-    return response
+    """``{"error", "code", ...}`` with the error's status and headers (``WWW-Authenticate``, ``Retry-After``)."""
+    return JsonResponse(error.as_dict(), status=error.http_status, headers=error.http_headers())
+
+
+def failure_response(request: HttpRequest, exc: BaseException, *, traceback: bool = True) -> JsonResponse:
+    """The JSON answer for an exception no door caught (``handler500``): the outage behind it (503), else
+    ``internal_error`` (500) with the request id that the log line carries (``traceback``: with it)."""
+    request_id = request_id_from(request.headers.get("X-Request-Id")) or uuid.uuid4().hex
+    where = f"{request.method} {request.path}"
+    return error_response(failure_error(exc, request_id=request_id, where=where, traceback=traceback))
 
 
 @method_decorator(csrf_exempt, name="dispatch")

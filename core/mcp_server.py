@@ -8,6 +8,7 @@ Every call goes through ``core.dispatch.tool_dispatch``.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from core.dispatch import UnknownTool, tool_dispatch, tool_list_for
+from core.errors import InternalError, MnemosError, ServiceUnavailable, failure_error
 from core.http import request_id_from
 from core.registry import ToolSpec
 
@@ -60,14 +62,21 @@ def error_text(tool_name: str, message: str) -> str:
     return f"Error executing tool {tool_name}: {message}"
 
 
+def server_error(error: MnemosError) -> MCPError:
+    """An outage (or a crash outside the tool door) as a JSON-RPC error: the SDK's clients raise it as an
+    ``MCPError`` with this message, and its ``data`` is the REST body (``{"error", "code", ...}``)."""
+    return MCPError(types.INTERNAL_ERROR, error.message, data=error.as_dict())
+
+
 def build_server(secret_source: SecretSource, *, surface: str) -> Server[Any]:
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        from core.errors import MnemosError
-
         try:
             specs = await sync_to_async(tool_list_for)(secret=secret_source(ctx))
-        except MnemosError as exc:
-            raise MCPError(types.INVALID_REQUEST, exc.message) from exc
+        except Exception as exc:  # a refusal, or an outage or crash that failure_error logs
+            error = failure_error(exc, request_id=uuid.uuid4().hex, where="tools/list")
+            if isinstance(error, (ServiceUnavailable, InternalError)):
+                raise server_error(error) from exc
+            raise MCPError(types.INVALID_REQUEST, error.message) from exc
         return types.ListToolsResult(tools=[mcp_tool(spec) for spec in specs])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -82,6 +91,8 @@ def build_server(secret_source: SecretSource, *, surface: str) -> Server[Any]:
         )
         if isinstance(outcome.error, UnknownTool):
             raise MCPError(types.INVALID_PARAMS, outcome.error.message)
+        if isinstance(outcome.error, ServiceUnavailable):  # the server's trouble, not the call's
+            raise server_error(outcome.error)
         if outcome.error is not None:
             return types.CallToolResult(
                 content=[types.TextContent(text=error_text(params.name, outcome.error.message))],

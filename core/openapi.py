@@ -13,7 +13,9 @@ from core.registry import ToolSpec, registry
 from core.schema import (
     ACCESS_KEY_SECURITY,
     REQUEST_ID_PARAMETER,
+    RETRY_AFTER,
     UNAUTHENTICATED,
+    UNAVAILABLE,
     WWW_AUTHENTICATE,
     error_response,
     register_components,
@@ -86,6 +88,7 @@ def tool_error_responses(spec: ToolSpec, *, method: str = "POST", task_route: bo
         responses["413"] = error_response("The request body (or a text in it) is too large.")
     responses["422"] = error_response("The arguments do not match the tool's schema or its rules.")
     responses["429"] = error_response("MCP rate limit exceeded, project call limit exceeded.")
+    responses["503"] = error_response(UNAVAILABLE, headers=RETRY_AFTER)
     return responses
 
 

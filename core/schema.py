@@ -59,6 +59,19 @@ WWW_AUTHENTICATE = {
     }
 }
 
+# core.errors.ServiceUnavailable: the database or the broker is down (docs/operations.md, "During an outage").
+UNAVAILABLE = (
+    "The database (`database_unavailable`) or the job broker (`broker_unavailable`) is unavailable for now: "
+    "retry after `Retry-After` seconds."
+)
+RETRY_AFTER = {
+    "Retry-After": {
+        "description": "Seconds to wait before retrying.",
+        "required": True,
+        "schema": {"type": "integer"},
+    }
+}
+
 
 def error_response(description: str, *, headers: dict[str, Any] | None = None) -> dict[str, Any]:
     """An OpenAPI response object whose body is the ``Error`` component."""
@@ -132,6 +145,7 @@ class TenantAutoSchema(AutoSchema):
             # TenantAPIView renders the door's NotAuthenticated without DRF's WWW-Authenticate.
             "401": error_response(UNAUTHENTICATED),
             "406": error_response("The Accept header names no media type this API renders (JSON)."),
+            "503": error_response(UNAVAILABLE, headers=RETRY_AFTER),
             # The door checks every query string, the parser every body (core.inputs.arguments_check).
             "422": error_response(
                 "A parameter or the body carries NUL characters, unpaired surrogates or non-finite numbers, "

@@ -343,7 +343,9 @@ def test_the_last_resort_500_is_json_under_the_api(world, alice, monkeypatch):
     monkeypatch.setattr(views, "tool_dispatch", broken)
     response = post(Client(raise_request_exception=False), alice, "/v1/tools/list_memory_projects", "{}")
     assert response.status_code == 500
-    assert response.json() == {"error": "internal error", "code": "internal_error"}
+    body = response.json()
+    assert body == {"error": "internal error", "code": "internal_error", "request_id": body["request_id"]}
+    assert len(body["request_id"]) == 32  # a fresh one: the request sent none
 
 
 # The admin's "view on site" shortcut ---------------------------------------------------------------

@@ -16,9 +16,9 @@ from core.schema import ERROR_SCHEMA
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
 
 # The DRF views' statuses: the door's for every operation (400, 401, 406, 422: accounts.api.v1.base
-# checks every query string, the parser every body), 403 with a scope, 404 with a path id, 413 and 415
-# with a body; and each view's own (extend_schema).
-DOOR = {"400", "401", "406", "422"}
+# checks every query string, the parser every body; 503 while the database is down), 403 with a scope,
+# 404 with a path id, 413 and 415 with a body; and each view's own (extend_schema).
+DOOR = {"400", "401", "406", "422", "503"}
 DRF_ROUTES = {
     ("get", "/v1/whoami"): DOOR | {"200"},
     ("get", "/v1/audit-events"): DOOR | {"200", "403"},
@@ -27,7 +27,7 @@ DRF_ROUTES = {
     ("post", "/v1/tasks/{task_id}/runs"): DOOR | {"201", "403", "404"},
     ("post", "/v1/tasks/{task_id}/runs/{run_id}/finish"): DOOR | {"200", "403", "404", "409", "413", "415"},
 }
-READ_TOOL = {"200", "400", "401", "403", "404", "413", "422", "429"}
+READ_TOOL = {"200", "400", "401", "403", "404", "413", "422", "429", "503"}
 WRITE_TOOL = READ_TOOL | {"409"}
 
 
@@ -95,6 +95,7 @@ def test_every_tool_route_lists_what_the_tool_door_answers(document):
         assert set(operation["responses"]) == (READ_TOOL if spec.read_only else WRITE_TOOL), spec.name
         # The door's 401 says how to authenticate (memory.api.v1.views.error_response).
         assert "WWW-Authenticate" in operation["responses"]["401"]["headers"]
+        assert "Retry-After" in operation["responses"]["503"]["headers"]
         body = operation["requestBody"]
         assert body["content"]["application/json"]["schema"] == {
             "$ref": f"#/components/schemas/{spec.input_model.__name__}"

@@ -316,6 +316,7 @@ def test_a_crash_is_a_clean_500_without_traceback(client, world, broken_tool):
     assert response.json() == {
         "error": "internal error: the call was not completed and nothing was changed",
         "code": "internal_error",
+        "request_id": "req-crash",  # the id the server's log line carries
     }
     assert "Traceback" not in response.content.decode() and "ZeroDivision" not in response.content.decode()
     with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):

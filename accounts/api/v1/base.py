@@ -7,7 +7,8 @@ handler inside the key's tenant context (one transaction). Errors leave as
 
 from __future__ import annotations
 
-import logging
+import sys
+import uuid
 from typing import Any, ClassVar
 
 from django.core.exceptions import RequestDataTooBig
@@ -23,11 +24,10 @@ from rest_framework.views import APIView
 from accounts.models import AccessKey
 from accounts.selectors.keys import access_key_door
 from accounts.tasks import access_key_touch_soon
-from core.errors import Forbidden, MnemosError, PayloadTooLarge
-from core.http import bearer_secret, request_id_from
+from core.errors import Forbidden, MnemosError, PayloadTooLarge, failure_error, unavailable_error
+from core.http import bearer_secret, failure_response, request_id_from
 from core.inputs import BODY_TOO_LARGE, arguments_check
-
-logger = logging.getLogger(__name__)
+from core.tenancy import current_tenant_or_none
 
 
 # What the audit's request_id column holds (64 characters); anything else is not used (a fresh id is).
@@ -76,8 +76,11 @@ class TenantAPIView(APIView):
                 if hasattr(response, "render") and not getattr(response, "is_rendered", True):
                     response.render()
                 return response
-        except MnemosError as exc:
-            return self.finalize_response(drf_request, Response(exc.as_dict(), status=exc.http_status))
+        except Exception as exc:  # noqa: BLE001 - a refusal, or an outage or crash failure_error logs
+            # The door's own statements and the commit run here, outside DRF's handle_exception.
+            request_id = request_id_from(request.headers.get("X-Request-Id")) or uuid.uuid4().hex
+            error = failure_error(exc, request_id=request_id, where=type(self).__name__)
+            return self.finalize_response(drf_request, error_body(error))
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         # Authentication happened in dispatch; keep DRF's content negotiation and throttles.
@@ -95,10 +98,7 @@ class TenantAPIView(APIView):
         if isinstance(exc, RequestDataTooBig):  # Django's DATA_UPLOAD_MAX_MEMORY_SIZE, read by request.data
             exc = PayloadTooLarge(BODY_TOO_LARGE, code="payload_too_large")
         if isinstance(exc, MnemosError):
-            response = Response(exc.as_dict(), status=exc.http_status)
-            if exc.http_status == 401:  # as the tool routes answer (RFC 6750)
-                response["WWW-Authenticate"] = 'Bearer realm="mnemos"'
-            return response
+            return error_body(exc)
         if isinstance(exc, APIException):
             detail = exc.detail if isinstance(exc.detail, (dict, list)) else str(exc.detail)
             body: dict[str, Any] = {
@@ -108,8 +108,9 @@ class TenantAPIView(APIView):
             if isinstance(detail, (dict, list)):
                 body["detail"] = detail
             return Response(body, status=exc.status_code)
-        logger.exception("unhandled error in %s", type(self).__name__)
-        return Response({"error": "internal error", "code": "internal_error"}, status=500)
+        context = current_tenant_or_none()
+        request_id = context.request_id if context is not None else uuid.uuid4().hex
+        return error_body(failure_error(exc, request_id=request_id, where=type(self).__name__))
 
 
 def _api_path(request: HttpRequest) -> bool:
@@ -131,7 +132,30 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    """``handler500``: the last resort, JSON under /v1/, never a traceback."""
+    """``handler500``, the last resort (an exception no door caught: a middleware's, another view's), never
+    a traceback: JSON under /v1/ (503 for an outage, else 500 with the request id); elsewhere (the console,
+    the admin) a plain 503 page for an outage, else Django's 500 page. Django has logged the traceback."""
+    exc = sys.exc_info()[1] or RuntimeError("handler500 without an exception")
     if _api_path(request):
-        return JsonResponse({"error": "internal error", "code": "internal_error"}, status=500)
+        return failure_response(request, exc, traceback=False)
+    outage = unavailable_error(exc)
+    if outage is not None:
+        return HttpResponse(
+            UNAVAILABLE_PAGE,
+            status=outage.http_status,
+            headers=outage.http_headers(),
+            content_type="text/html",
+        )
     return defaults.server_error(request)
+
+
+UNAVAILABLE_PAGE = (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Mnemos is unavailable</title></head>'
+    "<body><h1>Mnemos is unavailable for a moment</h1><p>A service it needs is down: try again in a few "
+    "seconds.</p></body></html>"
+)
+
+
+def error_body(error: MnemosError) -> Response:
+    """The REST door's error answer: ``{"error", "code", ...}`` with its status and headers."""
+    return Response(error.as_dict(), status=error.http_status, headers=error.http_headers())

@@ -1,9 +1,12 @@
-"""``manage.py serve`` is ``make run``: database, migrations, demo data, worker, web server.
+"""``manage.py serve`` is ``make run``: database, migrations, demo data, worker, web server, supervised.
 
 Starts the embedded PostgreSQL (unless DATABASE_URL), migrates as the owner
 role, seeds the demo enterprises on first start, then runs a real Celery
-worker and uvicorn (ASGI) as child processes, waits for a green /healthz,
-prints where to go, and on Ctrl-C stops the children and the database cleanly.
+worker (beat embedded) and uvicorn (ASGI) as child processes, waits for a green
+/healthz and prints where to go. core/supervisor.py keeps them running: a
+piece that dies (the embedded database too, when serve started it) is
+restarted with back-off; on Ctrl-C or SIGTERM they stop in order (web, worker,
+database). docs/operations.md, "Supervision".
 """
 
 from __future__ import annotations
@@ -11,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 import urllib.error
@@ -21,20 +23,28 @@ from typing import Any
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connections
 from django.utils.module_loading import import_string
 
 from core.bootstrap import bootstrap_database
+from core.dbserver import attach_env, owned_embedded_postmaster
 from core.env import web_workers
+from core.supervisor import (
+    Piece,
+    PieceKeepsFailing,
+    ProcessPiece,
+    Supervisor,
+    restart_policy,
+    web_command,
+    web_drain_seconds,
+    worker_command,
+    worker_stop_seconds,
+)
 from core.uvicorn_http import HTTP_PROTOCOL
 
 
-def _name(child: subprocess.Popen[bytes]) -> str:
-    args = child.args
-    return str(args[2]) if isinstance(args, list) else str(args)
-
-
 class Command(BaseCommand):
-    help = "Run Mnemos: database, migrations, demo data, a Celery worker and the ASGI server."
+    help = "Run Mnemos: database, migrations, demo data, a Celery worker and the ASGI server, supervised."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default=os.environ.get("MNEMOS_HOST", "127.0.0.1"))
@@ -52,9 +62,6 @@ class Command(BaseCommand):
         call_command("migrate", verbosity=0)
         creds = None if options["no_demo"] else import_string(settings.SERVE_DEMO_SEED)()
         self.base_url = f"http://{options['host']}:{options['port']}"
-        children = [self._worker(options["concurrency"]), self._web(options["host"], options["port"])]
-        # Memories scanned or embedded under older rules or another model are brought up to date.
-        call_command("memory_jobs", verbosity=0)
         stopping = False
 
         def stop(signum: int, _frame: Any) -> None:
@@ -63,80 +70,74 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
+        database = owned_embedded_postmaster()
+        pieces: list[Piece] = [
+            *([database] if database is not None else []),
+            self._worker(options["concurrency"]),
+            self._web(options["host"], options["port"]),
+        ]
+        supervisor = Supervisor(pieces, policy=restart_policy(), log=self._log)
         base = self.base_url
         try:
-            report = self._wait_healthy(base, children, lambda: stopping)
-            self._announce(base, report, creds)
-            while not stopping:
-                for child in children:
-                    if child.poll() is not None:
-                        raise CommandError(f"{_name(child)} exited with {child.returncode}")
-                time.sleep(0.5)
+            supervisor.start()
+            # Memories scanned or embedded under older rules or another model are brought up to date.
+            call_command("memory_jobs", verbosity=0)
+            # serve's own connections would not outlive a restart of the database; it needs none now.
+            connections.close_all()
+            report = self._wait_healthy(base, supervisor, lambda: stopping)
+            if report is not None:
+                self._announce(base, report, creds)
+            supervisor.run(lambda: stopping)
+        except PieceKeepsFailing as exc:
+            raise CommandError(str(exc)) from exc
         finally:
-            self._stop(children)
+            supervisor.stop()
         self.stdout.write("Mnemos stopped.")
 
+    def _log(self, line: str) -> None:
+        self.stdout.write(line)
+        self.stdout.flush()
+
     def _env(self) -> dict[str, str]:
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", **attach_env(settings.DATABASES)}
         # Links the tools hand out (switch_url) must point at this server.
         env.setdefault("MNEMOS_PUBLIC_URL", self.base_url)
         return env
 
-    def _worker(self, concurrency: int) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "--loglevel",
-                "WARNING",
-                "--concurrency",
-                str(concurrency),
-                "-Q",
-                settings.CELERY_TASK_DEFAULT_QUEUE,
-                "-n",
-                f"mnemos-{os.getpid()}@%h",
-            ],
-            env=self._env(),
-            start_new_session=True,
+    def _worker(self, concurrency: int) -> ProcessPiece:
+        settings.VAR_DIR.mkdir(parents=True, exist_ok=True)
+        command = worker_command(
+            python=sys.executable,
+            concurrency=concurrency,
+            queue=settings.CELERY_TASK_DEFAULT_QUEUE,
+            node=f"mnemos-{os.getpid()}@%h",
+            beat_schedule=settings.VAR_DIR / "celerybeat-schedule",
         )
+        return ProcessPiece("worker", command, env=self._env(), stop_timeout_s=worker_stop_seconds())
 
-    def _web(self, host: str, port: int) -> subprocess.Popen[bytes]:
+    def _web(self, host: str, port: int) -> ProcessPiece:
         # The web server draws its connections from a pool (docs/write-path.md); the worker does not.
         env = {**self._env(), "MNEMOS_DB_POOL": os.environ.get("MNEMOS_DB_POOL", "8")}
-        return subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "config.asgi:application",
-                "--host",
-                host,
-                "--port",
-                str(port),
-                "--log-level",
-                "warning",
-                "--workers",
-                str(web_workers()),
-                "--http",
-                HTTP_PROTOCOL,
-            ],
-            env=env,
-            start_new_session=True,
+        drain = web_drain_seconds()
+        command = web_command(
+            python=sys.executable,
+            host=host,
+            port=port,
+            workers=web_workers(),
+            http=HTTP_PROTOCOL,
+            drain_s=drain,
         )
+        # uvicorn bounds the drain itself; the margin covers its workers' own exit.
+        return ProcessPiece("web", command, env=env, stop_timeout_s=drain + 10)
 
-    def _wait_healthy(
-        self, base: str, children: list[subprocess.Popen[bytes]], stopping: Any
-    ) -> dict[str, Any]:
+    def _wait_healthy(self, base: str, supervisor: Supervisor, stopping: Any) -> dict[str, Any] | None:
+        """/healthz's report once it is green (pieces that die meanwhile are restarted); None when stopping."""
         deadline = time.monotonic() + 90
         last: dict[str, Any] = {}
-        while time.monotonic() < deadline and not stopping():
-            for child in children:
-                if child.poll() is not None:
-                    raise CommandError(f"{_name(child)} exited with {child.returncode} during start-up")
+        while time.monotonic() < deadline:
+            if stopping():
+                return None
+            supervisor.check()
             try:
                 with urllib.request.urlopen(f"{base}/healthz", timeout=5) as response:
                     return dict(json.load(response))
@@ -166,15 +167,3 @@ class Command(BaseCommand):
             out("    python manage.py accesskey create --enterprise demo")
         out("Press Ctrl-C to stop.")
         self.stdout.flush()
-
-    def _stop(self, children: list[subprocess.Popen[bytes]]) -> None:
-        for child in children:
-            if child.poll() is None:
-                os.killpg(child.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 20
-        for child in children:
-            try:
-                child.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                os.killpg(child.pid, signal.SIGKILL)
-                child.wait()
