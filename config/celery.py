@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_init
+from celery.signals import worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -19,18 +19,22 @@ def _broker_options() -> dict[str, Any]:
 
     if settings.CELERY_BROKER_URL:
         return {"broker_url": settings.CELERY_BROKER_URL}
+    from core import broker
+
     base = settings.BROKER_DIR
     folders = {name: base / name for name in ("queue", "processed", "control")}
     for folder in folders.values():
         folder.mkdir(parents=True, exist_ok=True)
     return {
-        "broker_url": "filesystem://localhost//",
+        # kombu's filesystem transport, writing each message whole before it appears (core/broker.py).
+        "broker_url": f"{broker.SCHEME}://localhost//",
         "broker_transport_options": {
             "data_folder_in": str(folders["queue"]),
             "data_folder_out": str(folders["queue"]),
             "processed_folder": str(folders["processed"]),
             "store_processed": False,
             "control_folder": str(folders["control"]),
+            "polling_interval": settings.BROKER_POLL_SECONDS,
         },
     }
 
@@ -40,9 +44,11 @@ def _configure_broker(sender: Celery, **_: Any) -> None:
     sender.conf.update(_broker_options())
 
 
-@worker_init.connect
+@worker_process_init.connect
 def _lower_priority(**_: Any) -> None:
-    """The worker yields the CPU to the web server: its pool processes inherit this niceness."""
+    """The worker's pool processes (the jobs, the archivist's embedder) yield the CPU to the web server.
+    Its main process stays level: it answers /healthz's ping, and at niceness 10 under a full load it
+    missed the ping's deadline and a healthy instance read red (bench/chaos, mixed_load)."""
     from django.conf import settings
 
     if settings.WORKER_NICE > 0 and hasattr(os, "nice"):

@@ -6,6 +6,7 @@ environment stops start-up with one clear line instead of a wrong default.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 
@@ -40,6 +41,22 @@ def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
             value = int(raw)
         except ValueError as exc:
             raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from exc
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name} must be {minimum} or more")
+    return value
+
+
+def env_float(name: str, default: float, *, minimum: float | None = None) -> float:
+    """The finite number in ``name``, else ``default``; below ``minimum`` (when given) is refused."""
+    raw = os.environ.get(name)
+    value = default
+    if raw is not None and raw.strip() != "":
+        try:
+            value = float(raw)
+        except ValueError as exc:
+            raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from exc
+        if not math.isfinite(value):
+            raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}")
     if minimum is not None and value < minimum:
         raise ImproperlyConfigured(f"{name} must be {minimum} or more")
     return value

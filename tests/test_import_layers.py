@@ -37,11 +37,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # module; the longest match wins, so config's leaf helper sits at the bottom while config's
 # settings, URLs and ASGI/WSGI sit on top. The leaf helper is the Celery app every tasks.py
 # registers with; it imports nothing of the application: being the bottom layer, an import of
-# anything above it is a violation like any other, which keeps it a leaf.
+# anything above it is a violation like any other, which keeps it a leaf. Its broker transport
+# (core/broker.py, kombu's filesystem transport writing whole messages) is a leaf beside it.
 # core is the models-free platform package (errors, tenancy, the registry and the tool door, MCP, the
 # embedded server, serve): it imports no app; apps plug into it (accounts installs the door's gate).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("config.celery",),
+    ("config.celery", "core.broker"),
     ("core",),
     ("accounts",),
     ("memory",),
