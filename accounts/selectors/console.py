@@ -110,8 +110,11 @@ def switch_target_get(*, member: Member, key_id: Any, project_id: Any) -> Switch
 
 
 def access_keys_list(*, member: Member, everyone: bool) -> QuerySet[AccessKey]:
-    """Connection keys (not a run's short-lived keys, ``TaskRun.run_key``): the member's own, or everyone's."""
-    keys = AccessKey.objects.filter(run__isnull=True).select_related("member__user", "project", "workspace")
+    """Connection keys (not a run's short-lived keys, ``TaskRun.run_key``): the member's own, or everyone's,
+    with what ``save_targets_explained`` reads (the member's Main project) in the same query."""
+    keys = AccessKey.objects.filter(run__isnull=True).select_related(
+        "member__user", "member__main_project", "project", "workspace"
+    )
     if not everyone:
         keys = keys.filter(member=member)
     return keys.order_by("revoked_at", "-created_at")

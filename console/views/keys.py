@@ -10,7 +10,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import access
 from accounts.selectors.console import access_key_get, access_keys_list, project_get, projects_writable
-from accounts.selectors.projects import save_target_explained
+from accounts.selectors.projects import save_target_explained, save_targets_explained
 from accounts.services.keys import access_key_create, access_key_revoke
 from console.decorators import attempt, console_view, forbidden, may_manage, not_found, sees_everything
 from console.forms import KeyCreateForm
@@ -27,7 +27,7 @@ def _page(request: ConsoleRequest, *, status: int = 200, **extra: Any) -> HttpRe
     member = request.member
     everyone = sees_everything(request)
     context = {
-        "keys": access_keys_list(member=member, everyone=everyone),
+        "keys": save_targets_explained(keys=access_keys_list(member=member, everyone=everyone)),
         "everyone": everyone,
         "may_create": access.member_may_write(member),
         "form": KeyCreateForm(projects=_writable_projects(request))
@@ -81,5 +81,7 @@ def key_revoke(request: ConsoleRequest, key_id: str) -> HttpResponse:
         return forbidden(request, "Only its owner or an admin can revoke this key.")
     access_key_revoke(key=key)
     if request.htmx:
-        return render(request, "console/keys.html#key_row", {"key": key, "may_create": True})
+        # A revoked key's row names no save target; "everyone" keeps an admin's Member column.
+        row = {"key": key, "everyone": sees_everything(request), "may_create": True}
+        return render(request, "console/keys.html#key_row", row)
     return redirect("console:keys")

@@ -236,8 +236,56 @@ def test_create_a_key_shown_once(client, console):
     assert secret not in again and key.prefix in again
 
 
+def _save_target_shown(page: str, key) -> str:
+    row = page.split(f'<tr id="key-{key.pk}"', 1)[1].split("</tr>", 1)[0]
+    return row.split('<td class="save-target">', 1)[1].split("</td>", 1)[0]
+
+
+def test_the_key_list_shows_where_each_keys_saves_go(client, console):
+    from accounts.services.keys import access_key_create, access_key_revoke
+    from accounts.services.targets import member_main_pause
+
+    world = console.world
+    alice, dave, bob = world.alice.members["acme"], console.dave.members["acme"], world.bob.members["acme"]
+    with ctx(world):
+        folder_key, _ = access_key_create(member=dave, project=world.a.project, workspace_name="notes")
+        beta_key, _ = access_key_create(member=alice, project=world.a.other_project)
+        revoked_key, _ = access_key_create(member=alice, project=world.a.project)
+        access_key_revoke(key=revoked_key)
+        member_main_pause(member=bob, paused=True)
+    main = (
+        'alpha<br><span class="note">This key is not bound to a folder, so its saves go to the '
+        "member&#x27;s Main project &#x27;alpha&#x27;"
+    )
+    shown = {
+        console.dave.keys["acme"][0]: main + ".</span>",
+        folder_key: 'alpha / notes<br><span class="note">This key is bound to folder &#x27;notes&#x27; of '
+        "project &#x27;alpha&#x27;: every save goes there.</span>",
+        beta_key: main + ", not to &#x27;beta&#x27; (bind the key to a folder of &#x27;beta&#x27; to save "
+        "there).</span>",
+        world.bob.keys["acme"][0]: 'alpha<br><span class="note">This key is not bound to a folder and its '
+        "member has no active Main project, so its saves go to the key&#x27;s project &#x27;alpha&#x27;."
+        "</span>",
+        revoked_key: "—",
+    }
+    client.force_login(world.alice.user)
+    page = client.get("/console/keys/").content.decode()
+    assert "<th>Saves go to</th>" in page
+    for key, text in shown.items():
+        assert _save_target_shown(page, key) == text, key.label
+    # A member sees their own keys' targets only.
+    client.force_login(console.dave.user)
+    page = client.get("/console/keys/").content.decode()
+    assert _save_target_shown(page, folder_key) == shown[folder_key] and str(beta_key.pk) not in page
+    # An admin's revoke swaps in the row with its member column and no target.
+    client.force_login(world.alice.user)
+    row = client.post(f"/console/keys/{beta_key.pk}/revoke/", **HX).content.decode()
+    assert '<td class="save-target">—</td>' in row and "<td>alice</td>" in row
+
+
 def test_a_keys_last_use_is_shown(client, console, django_capture_on_commit_callbacks):
     from accounts.tasks import access_key_touch_task
+    from core.jobs import job_message_kwargs
 
     key = console.dave.keys["acme"][0]
     client.force_login(console.dave.user)
