@@ -66,7 +66,12 @@ def check_worker() -> dict[str, Any]:
     try:
         # The first answer is enough: without a limit the ping waits out its whole timeout for more,
         # and every green /healthz took a second.
-        replies = app.control.ping(timeout=settings.HEALTH_WORKER_TIMEOUT, limit=1)
+        # On a connection of its own: kombu remembers per connection which queues it declared, and a
+        # ping from a thread with a reused ident has the reply queue of a finished one (deleted with
+        # it): on a shared connection it was not declared again, the reply found no queue, and a
+        # healthy worker read "no worker answered" (the embedded broker, bench/chaos).
+        with app.connection_for_write() as connection:
+            replies = app.control.ping(timeout=settings.HEALTH_WORKER_TIMEOUT, limit=1, connection=connection)
     except Exception as exc:  # noqa: BLE001
         return {"ok": False, "detail": type(exc).__name__}
     if not replies:
