@@ -261,8 +261,10 @@ def profile_saves(secret: str, turns: Sequence[Turn], n: int) -> list[dict[str, 
 
 
 def profile_archivist(enterprise_id: uuid.UUID, n: int) -> dict[str, Any]:
-    """The archivist's body in process over ``n`` memories without a vector: ms per memory, and the
-    product functions by cumulative time (the Celery round trip is not in it)."""
+    """The archivist's body in process over ``n`` memories without a vector, in the drain's batches:
+    ms per memory, and the product functions by cumulative time (the Celery round trip is not in it)."""
+    from django.db import transaction
+
     from core.tenancy import tenant_context
     from memory import tasks
     from memory.models import Memory
@@ -272,12 +274,13 @@ def profile_archivist(enterprise_id: uuid.UUID, n: int) -> dict[str, Any]:
             str(pk) for pk in Memory.objects.filter(embedding__isnull=True).values_list("pk", flat=True)[:n]
         ]
     body = getattr(tasks.archivist_process, "run", tasks.archivist_process)
+    batch = tasks.ARCHIVIST_BATCH  # as the drain sends them
     profiler = cProfile.Profile()
     start = time.perf_counter()
     profiler.enable()
-    for memory_id in ids:
-        with tenant_context(enterprise_id=enterprise_id, door="bench"):
-            body(enterprise_id=str(enterprise_id), memory_id=memory_id)
+    for i in range(0, len(ids), batch):
+        with tenant_context(enterprise_id=enterprise_id, door="bench"), transaction.atomic():
+            body(enterprise_id=str(enterprise_id), memory_ids=ids[i : i + batch])
     profiler.disable()
     wall = time.perf_counter() - start
     rows = product_functions(profiler, per=len(ids), unit="memory", top=15)

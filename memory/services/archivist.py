@@ -4,13 +4,21 @@ Embedding (when deferred), SIMILAR and near-DUPLICATE links, entity
 co-occurrence (CONNECTED), fact_key conflicts and source staleness. Every step
 recomputes its own results for the memory, so a repeat (a killed worker's
 redelivery, a retry) leaves the same state. The Celery jobs (memory/tasks.py)
-take ids and call ``archivist_process_memory`` and ``archivist_drain_project``.
+take ids and call ``archivist_process_memories`` and ``archivist_drain_project``.
+
+One job is a batch of up to ``ARCHIVIST_BATCH`` memories of one project::
+
+    drain: the project's waiting memories, oldest first ──> chunks of 32 ──> one job each
+    job:   lock its memories (FOR UPDATE, by pk)
+           ──> one embedder call for those without this model's vector (archivist_embed_many)
+           ──> per memory, oldest first: similar · co-occurrence · conflicts · staleness · audit
 """
 
 from __future__ import annotations
 
 import itertools
 import uuid
+from collections.abc import Sequence
 
 from django.db.models import Q
 from pgvector.django import CosineDistance
@@ -45,29 +53,21 @@ def embedding_text(memory: Memory) -> str:
     return f"{memory.summary}\n{memory.content}".strip() if memory.summary else memory.content
 
 
-EMBED_BATCH = 32
+ARCHIVIST_BATCH = 32  # memories per archivist job: one embedder call (the engine's own batch) for all
 
 
-def archivist_embed(memory: Memory) -> bool:
-    """Embed this memory, and in the same call the enterprise's other memories still waiting for a
-    vector (up to ``EMBED_BATCH`` in all, oldest first): one batch call instead of one per memory, so
-    vectors keep up with a burst of saves. The others' own archivist tasks then find their vector and
-    go straight to their links. Rows another worker holds are skipped, not waited for."""
+def archivist_embed_many(memories: Sequence[Memory]) -> set[uuid.UUID]:
+    """Embed, in one embedder call, those of ``memories`` without this embedder's vector, and write
+    their vectors with one ``UPDATE``; the pks embedded. The caller holds their rows."""
     embedder = get_embedder()
-    if memory.embedding is not None and memory.embedding_model == embedder.name:
-        return False
-    waiting = list(
-        Memory.objects.filter(embedding__isnull=True, forgotten_at__isnull=True)
-        .exclude(pk=memory.pk)
-        .order_by("created_at")
-        .select_for_update(skip_locked=True)[: EMBED_BATCH - 1]
-    )
-    batch = [memory, *waiting]
-    vectors = embedder.embed_passages([embedding_text(m) for m in batch])
-    for item, vector in zip(batch, vectors, strict=True):
+    todo = [m for m in memories if m.embedding is None or m.embedding_model != embedder.name]
+    if not todo:
+        return set()
+    vectors = embedder.embed_passages([embedding_text(m) for m in todo])
+    for item, vector in zip(todo, vectors, strict=True):
         item.embedding, item.embedding_model, item.embedding_dim = vector, embedder.name, embedder.dim
-    Memory.objects.bulk_update(batch, ["embedding", "embedding_model", "embedding_dim"])
-    return True
+    Memory.objects.bulk_update(todo, ["embedding", "embedding_model", "embedding_dim"])
+    return {m.pk for m in todo}
 
 
 def _shared_readers(memory: Memory) -> Q:
@@ -100,20 +100,25 @@ def archivist_similar(memory: Memory) -> int:
             .annotate(distance=CosineDistance("embedding", memory.embedding))
             .order_by("distance")[:SIMILAR_TOP_K]
         ]
-    made = 0
-    for pk, score in scored[:SIMILAR_TOP_K]:
-        if score < floor:
-            break
-        kind = LinkKind.DUPLICATE if score >= duplicate else LinkKind.SIMILAR
-        MemoryLink.objects.update_or_create(
+    links = [
+        MemoryLink(
             enterprise_id=memory.enterprise_id,
-            kind=kind,
+            kind=LinkKind.DUPLICATE if score >= duplicate else LinkKind.SIMILAR,
             src=memory,
             dst_id=pk,
-            defaults={"score": score, "by_archivist": True},
+            score=score,
+            by_archivist=True,
         )
-        made += 1
-    return made
+        for pk, score in itertools.takewhile(lambda p: p[1] >= floor, scored[:SIMILAR_TOP_K])
+    ]
+    # One upsert: a link someone else made between the same two memories takes the archivist's score.
+    MemoryLink.objects.bulk_create(
+        links,
+        update_conflicts=True,
+        unique_fields=["kind", "src", "dst"],
+        update_fields=["score", "by_archivist"],
+    )
+    return len(links)
 
 
 def archivist_cooccurrence(memory: Memory) -> int:
@@ -185,20 +190,35 @@ def archivist_staleness(memory: Memory) -> int:
     return count
 
 
-def archivist_process_memory(*, memory_id: str) -> dict[str, int]:
-    """Every step for one live memory, audited; a forgotten or missing one is left alone (``{}``)."""
-    memory = Memory.objects.filter(pk=memory_id, forgotten_at__isnull=True).first()
-    if memory is None:
-        return {}
-    result = {
-        "embedded": int(archivist_embed(memory)),
-        "similar": archivist_similar(memory),
-        "entities": archivist_cooccurrence(memory),
-        "conflicts": archivist_fact_conflicts(memory),
-        "stale": archivist_staleness(memory),
-    }
-    audit_record(action="archivist.process", target=memory, details=result)
-    return result
+STEPS = ("embedded", "similar", "entities", "conflicts", "stale")
+
+
+def archivist_process_memories(*, memory_ids: Sequence[str]) -> dict[str, int]:
+    """Every step for each live memory of the batch, in the caller's transaction; forgotten or missing
+    ones are left alone. The rows are locked by pk order first, so a repeat of the same batch (a
+    redelivery beside a retry) waits for the first instead of interleaving with it, and then finds the
+    vectors in place. One audit event a memory (``archivist.process``, its own counts). Returns the
+    batch's totals, with ``memories`` processed."""
+    memories = list(
+        Memory.objects.filter(pk__in=list(memory_ids), forgotten_at__isnull=True)
+        .order_by("pk")
+        .select_for_update()
+    )
+    memories.sort(key=lambda m: (m.created_at, str(m.pk)))
+    embedded = archivist_embed_many(memories)
+    totals = dict.fromkeys(STEPS, 0) | {"memories": len(memories)}
+    for memory in memories:
+        result = {
+            "embedded": int(memory.pk in embedded),
+            "similar": archivist_similar(memory),
+            "entities": archivist_cooccurrence(memory),
+            "conflicts": archivist_fact_conflicts(memory),
+            "stale": archivist_staleness(memory),
+        }
+        audit_record(action="archivist.process", target=memory, details=result)
+        for step, count in result.items():
+            totals[step] += count
+    return totals
 
 
 def archivist_drain_project(*, project_id: str) -> list[uuid.UUID]:

@@ -16,11 +16,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from accounts.models import AccessKey, Plan, ToolCallWindow
+from accounts.models import AccessKey, AuditEvent, Plan, ToolCallWindow
 from core.dispatch import tool_dispatch
 from memory.models import Entity, Memory, MemoryEntity, MemoryTag, Tag
 from tests.live import running_web
-from tests.memory.helpers import archive, ctx, tool
+from tests.memory.helpers import ctx, tool
 
 
 def _save(secret: str, **change: object) -> dict:
@@ -211,21 +211,32 @@ def test_poisoning_in_one_of_two_equal_fields_is_refused(client, world, alice):
         assert not Memory.objects.exists()
 
 
-def test_the_archivist_embeds_waiting_memories_in_one_batch(world, alice):
+def test_the_archivist_embeds_a_batch_in_one_embedder_call(world, alice, monkeypatch):
+    from memory.embedding import get_embedder
+    from memory.tasks import archivist_process
+
     ids = [
         _save(alice, content=f"Deploy note number {i} about the staging unit.")["event_id"] for i in range(3)
     ]
-    archive(world, ids[0])
+    embedder = get_embedder()
+    calls: list[int] = []
+    real = embedder.embed_passages
+    monkeypatch.setattr(embedder, "embed_passages", lambda texts: calls.append(len(texts)) or real(texts))
+    enterprise_id = str(world.a.enterprise.pk)
+    result = archivist_process.apply(kwargs={"enterprise_id": enterprise_id, "memory_ids": ids})
+    assert result.successful(), result.result
+    assert calls == [3]
+    assert result.result["memories"] == 3 and result.result["embedded"] == 3
+    assert result.result["similar"] >= 2  # the batch's memories see each other's vectors
     with ctx(world):
         assert Memory.objects.filter(pk__in=ids, embedding__isnull=False).count() == 3
-    from memory.tasks import archivist_process
+        assert AuditEvent.objects.filter(action="archivist.process", target_id__in=ids).count() == 3
 
-    # The others' own tasks find their vector and still make their links.
-    result = archivist_process.apply(
-        kwargs={"enterprise_id": str(world.a.enterprise.pk), "memory_id": ids[1]}
-    )
-    assert result.successful(), result.result
-    assert result.result["embedded"] == 0 and result.result["similar"] >= 1
+    # One memory again (a correction's job): its vector stands, its links are made again.
+    again = archivist_process.apply(kwargs={"enterprise_id": enterprise_id, "memory_id": ids[1]})
+    assert again.successful(), again.result
+    assert calls == [3]
+    assert again.result["embedded"] == 0 and again.result["similar"] >= 1
 
 
 def test_the_rate_window_is_pruned_on_a_new_minute_only(world, alice):
@@ -310,7 +321,7 @@ def test_a_burst_of_saves_wakes_the_archivist_once_and_each_memory_is_handed_ove
             name = cb.keywords["task"]  # type: ignore[attr-defined]
             if name.startswith("memory."):
                 kwargs = cb.keywords["kwargs"]  # type: ignore[attr-defined]
-                found.append((name, kwargs.get("memory_id") or kwargs.get("project_id")))
+                found.append((name, kwargs.get("memory_ids") or kwargs.get("project_id")))
         return found
 
     project = str(world.a.project.pk)
@@ -327,7 +338,7 @@ def test_a_burst_of_saves_wakes_the_archivist_once_and_each_memory_is_handed_ove
         )
         assert result.successful(), result.result
 
-    assert jobs(drain) == [("memory.archivist_process", memory_id) for memory_id in burst]  # oldest first
+    assert jobs(drain) == [("memory.archivist_process", burst)]  # one batch, oldest first
     with ctx(world):
         assert not Memory.objects.filter(pk__in=burst, archivist_waiting=True).exists()
         assert ArchivistWake.objects.get(project_id=project).pending_since is None
@@ -345,15 +356,8 @@ def test_a_burst_of_saves_wakes_the_archivist_once_and_each_memory_is_handed_ove
             pending_since=timezone.now() - timedelta(minutes=2)
         )
     assert jobs(lambda: _save(alice, content="The drain was lost.")) == [("memory.archivist_drain", project)]
-    assert [memory_id for _, memory_id in jobs(drain)] == [*later, _any_memory_id()]
-
-
-def _any_memory_id():
-    class Any:
-        def __eq__(self, other: object) -> bool:
-            return isinstance(other, str) and len(other) == 36
-
-    return Any()
+    [(_, batch)] = jobs(drain)
+    assert batch[:2] == later and len(batch) == 3
 
 
 def test_each_project_has_its_own_wake(world, alice, django_capture_on_commit_callbacks):
