@@ -81,6 +81,19 @@ def web_workers() -> int:
     return env_int("MNEMOS_WEB_WORKERS", min((os.cpu_count() or 1) + 1, 5), minimum=1)
 
 
+def worker_processes() -> int:
+    """Celery pool processes for ``manage.py serve``: ``MNEMOS_WORKER_CONCURRENCY``, else one per core,
+    up to 4.
+
+    The default embedder runs on one core a process (``OMP_NUM_THREADS=1``) and the pool is niced, so a
+    process a core takes the CPU the web server leaves and not what it needs. On two cores, 16 unpaced
+    clients for 3 minutes left 3,656 memories without a vector, drained in 97 s by two processes; one
+    process embeds at half that pace (bench/RESULTS.md, issue 18). Four bounds the embedders' memory and
+    the database connections on a larger machine.
+    """
+    return env_int("MNEMOS_WORKER_CONCURRENCY", min(os.cpu_count() or 1, 4), minimum=1)
+
+
 def web_threads() -> int:
     """Threads a web process serves Django requests on (config/asgi.py, a2wsgi's pool): ``MNEMOS_WEB_THREADS``,
     else the connection pool's size (``MNEMOS_DB_POOL``; more threads would only wait for a

@@ -184,3 +184,24 @@ def test_serve_runs_a_process_per_core_and_one_more(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("MNEMOS_WEB_WORKERS", "0")
     with pytest.raises(ImproperlyConfigured, match="MNEMOS_WEB_WORKERS"):
         web_workers()
+
+
+def test_serve_runs_a_worker_process_per_core_up_to_four(monkeypatch: pytest.MonkeyPatch):
+    import os
+
+    from django.core.exceptions import ImproperlyConfigured
+
+    from core.env import worker_processes
+
+    monkeypatch.delenv("MNEMOS_WORKER_CONCURRENCY", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert worker_processes() == 1
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert worker_processes() == 2
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    assert worker_processes() == 4
+    monkeypatch.setenv("MNEMOS_WORKER_CONCURRENCY", "1")
+    assert worker_processes() == 1
+    monkeypatch.setenv("MNEMOS_WORKER_CONCURRENCY", "0")
+    with pytest.raises(ImproperlyConfigured, match="MNEMOS_WORKER_CONCURRENCY"):
+        worker_processes()

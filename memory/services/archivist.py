@@ -195,14 +195,17 @@ STEPS = ("embedded", "similar", "entities", "conflicts", "stale")
 
 def archivist_process_memories(*, memory_ids: Sequence[str]) -> dict[str, int]:
     """Every step for each live memory of the batch, in the caller's transaction; forgotten or missing
-    ones are left alone. The rows are locked by pk order first, so a repeat of the same batch (a
-    redelivery beside a retry) waits for the first instead of interleaving with it, and then finds the
-    vectors in place. One audit event a memory (``archivist.process``, its own counts). Returns the
-    batch's totals, with ``memories`` processed."""
+    ones are left alone. The rows are locked by pk order first, so a job for the same memories (a
+    correction's beside a batch) waits for the other instead of interleaving with it, and then finds
+    the vectors in place. The lock is ``FOR NO KEY UPDATE``: a link another batch makes to one of these
+    memories takes ``FOR KEY SHARE`` on it (its foreign key), which ``FOR UPDATE`` would block, and two
+    batches linking to each other's memories deadlocked (bench.chaos mixed_load, 16 clients). One audit
+    event a memory (``archivist.process``, its own counts). Returns the batch's totals, with
+    ``memories`` processed."""
     memories = list(
         Memory.objects.filter(pk__in=list(memory_ids), forgotten_at__isnull=True)
         .order_by("pk")
-        .select_for_update()
+        .select_for_update(no_key=True)
     )
     memories.sort(key=lambda m: (m.created_at, str(m.pk)))
     embedded = archivist_embed_many(memories)

@@ -126,6 +126,61 @@ def test_archivist_is_idempotent(committed_world, live_db):
     assert links == again
 
 
+def test_two_batches_linking_to_each_others_memories_run_side_by_side(committed_world, live_db, monkeypatch):
+    """Two workers' batches, each holding its rows, link to the other's memories (a link's foreign key
+    takes FOR KEY SHARE on its dst): with the rows held FOR UPDATE this deadlocked; FOR NO KEY UPDATE
+    lets both finish."""
+    import threading
+
+    from django.db import connection, transaction
+
+    from memory.services import archivist
+
+    world = committed_world
+    _, secret = world.alice.keys[world.a.enterprise.slug]
+    ids = [
+        _remember(secret, content=f"The staging deploy runs the app-staging unit, note {i}.", workspace="pairs")
+        for i in range(4)
+    ]
+    enterprise_id = world.a.enterprise.pk
+    with tenant_context(enterprise_id=enterprise_id, door="test"), transaction.atomic():
+        archivist.archivist_process_memories(memory_ids=ids)  # every vector in place, links made once
+
+    both_hold_their_rows = threading.Barrier(2, timeout=20)
+    real_embed = archivist.archivist_embed_many
+
+    def embed_then_wait(memories):
+        done = real_embed(memories)
+        both_hold_their_rows.wait()
+        return done
+
+    monkeypatch.setattr(archivist, "archivist_embed_many", embed_then_wait)
+    outcomes: dict[str, object] = {}
+
+    def run(name: str, batch: list[str]) -> None:
+        try:
+            with tenant_context(enterprise_id=enterprise_id, door="test"), transaction.atomic():
+                outcomes[name] = archivist.archivist_process_memories(memory_ids=batch)
+        except Exception as exc:  # a deadlock's OperationalError, reported below
+            outcomes[name] = exc
+        finally:
+            connection.close()
+
+    threads = [
+        threading.Thread(target=run, args=("A", ids[0::2])),
+        threading.Thread(target=run, args=("B", ids[1::2])),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert all(isinstance(o, dict) for o in outcomes.values()), outcomes
+    assert outcomes["A"]["similar"] >= 2 and outcomes["B"]["similar"] >= 2  # type: ignore[index]
+    with tenant_context(enterprise_id=enterprise_id, door="test"):
+        crossing = MemoryLink.objects.filter(src_id__in=ids[0::2], dst_id__in=ids[1::2]).count()
+        assert crossing >= 1 and MemoryLink.objects.filter(src_id__in=ids[1::2], dst_id__in=ids[0::2]).exists()
+
+
 @pytest.mark.parametrize(
     "summary, content, embedded",
     [

@@ -28,7 +28,7 @@ from django.utils.module_loading import import_string
 
 from core.bootstrap import bootstrap_database
 from core.dbserver import attach_env, owned_embedded_postmaster
-from core.env import env_int, web_workers
+from core.env import web_workers, worker_processes
 from core.supervisor import (
     Piece,
     PieceKeepsFailing,
@@ -53,8 +53,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--concurrency",
             type=int,
-            default=env_int("MNEMOS_WORKER_CONCURRENCY", 1, minimum=1),
-            help="worker processes (MNEMOS_WORKER_CONCURRENCY, default 1; docs/operations.md, the worker)",
+            default=worker_processes(),
+            help="worker processes (MNEMOS_WORKER_CONCURRENCY, default one a core up to 4; docs/operations.md)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
