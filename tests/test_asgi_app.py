@@ -167,41 +167,27 @@ def test_the_app_served_is_django_as_a_threaded_wsgi_worker():
     assert django_application.executor._max_workers == web_threads()
 
 
-def test_serve_runs_a_process_per_core_and_one_more(monkeypatch: pytest.MonkeyPatch):
+@pytest.mark.parametrize(
+    "variable, counts",
+    [
+        ("MNEMOS_WEB_WORKERS", {None: 2, 2: 3, 16: 5}),  # a process a core and one more, up to 5
+        ("MNEMOS_WORKER_CONCURRENCY", {None: 1, 2: 2, 16: 4}),  # a process a core, up to 4
+    ],
+)
+def test_serve_sizes_its_processes_by_the_cores(monkeypatch: pytest.MonkeyPatch, variable, counts):
     import os
 
     from django.core.exceptions import ImproperlyConfigured
 
-    from core.env import web_workers
+    from core.env import web_workers, worker_processes
 
-    monkeypatch.delenv("MNEMOS_WEB_WORKERS", raising=False)
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    assert web_workers() == 3
-    monkeypatch.setattr(os, "cpu_count", lambda: 16)
-    assert web_workers() == 5
-    monkeypatch.setenv("MNEMOS_WEB_WORKERS", "2")
-    assert web_workers() == 2
-    monkeypatch.setenv("MNEMOS_WEB_WORKERS", "0")
-    with pytest.raises(ImproperlyConfigured, match="MNEMOS_WEB_WORKERS"):
-        web_workers()
-
-
-def test_serve_runs_a_worker_process_per_core_up_to_four(monkeypatch: pytest.MonkeyPatch):
-    import os
-
-    from django.core.exceptions import ImproperlyConfigured
-
-    from core.env import worker_processes
-
-    monkeypatch.delenv("MNEMOS_WORKER_CONCURRENCY", raising=False)
-    monkeypatch.setattr(os, "cpu_count", lambda: None)
-    assert worker_processes() == 1
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    assert worker_processes() == 2
-    monkeypatch.setattr(os, "cpu_count", lambda: 16)
-    assert worker_processes() == 4
-    monkeypatch.setenv("MNEMOS_WORKER_CONCURRENCY", "1")
-    assert worker_processes() == 1
-    monkeypatch.setenv("MNEMOS_WORKER_CONCURRENCY", "0")
-    with pytest.raises(ImproperlyConfigured, match="MNEMOS_WORKER_CONCURRENCY"):
-        worker_processes()
+    count = {"MNEMOS_WEB_WORKERS": web_workers, "MNEMOS_WORKER_CONCURRENCY": worker_processes}[variable]
+    monkeypatch.delenv(variable, raising=False)
+    for cores, expected in counts.items():
+        monkeypatch.setattr(os, "cpu_count", lambda cores=cores: cores)
+        assert count() == expected
+    monkeypatch.setenv(variable, "2")
+    assert count() == 2
+    monkeypatch.setenv(variable, "0")
+    with pytest.raises(ImproperlyConfigured, match=variable):
+        count()

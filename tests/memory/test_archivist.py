@@ -132,14 +132,16 @@ def test_two_batches_linking_to_each_others_memories_run_side_by_side(committed_
     lets both finish."""
     import threading
 
-    from django.db import connection, transaction
+    from django.db import DatabaseError, connection, transaction
 
     from memory.services import archivist
 
     world = committed_world
     _, secret = world.alice.keys[world.a.enterprise.slug]
     ids = [
-        _remember(secret, content=f"The staging deploy runs the app-staging unit, note {i}.", workspace="pairs")
+        _remember(
+            secret, content=f"The staging deploy runs the app-staging unit, note {i}.", workspace="pairs"
+        )
         for i in range(4)
     ]
     enterprise_id = world.a.enterprise.pk
@@ -161,7 +163,7 @@ def test_two_batches_linking_to_each_others_memories_run_side_by_side(committed_
         try:
             with tenant_context(enterprise_id=enterprise_id, door="test"), transaction.atomic():
                 outcomes[name] = archivist.archivist_process_memories(memory_ids=batch)
-        except Exception as exc:  # a deadlock's OperationalError, reported below
+        except DatabaseError as exc:  # a deadlock's OperationalError, reported below
             outcomes[name] = exc
         finally:
             connection.close()
@@ -178,7 +180,9 @@ def test_two_batches_linking_to_each_others_memories_run_side_by_side(committed_
     assert outcomes["A"]["similar"] >= 2 and outcomes["B"]["similar"] >= 2  # type: ignore[index]
     with tenant_context(enterprise_id=enterprise_id, door="test"):
         crossing = MemoryLink.objects.filter(src_id__in=ids[0::2], dst_id__in=ids[1::2]).count()
-        assert crossing >= 1 and MemoryLink.objects.filter(src_id__in=ids[1::2], dst_id__in=ids[0::2]).exists()
+        assert (
+            crossing >= 1 and MemoryLink.objects.filter(src_id__in=ids[1::2], dst_id__in=ids[0::2]).exists()
+        )
 
 
 @pytest.mark.parametrize(
