@@ -3,38 +3,66 @@
 Secrets are replaced by ``[REDACTED:<rule>:<first 8 hex of sha256>]`` and the
 memory is saved; poisoning (text that instructs a future reader) is refused
 with ``Memory rejected by Security Guard: <reason>``. Pure functions: no
-database, no Django.
+database, no Django::
+
+    text ──> poisoning rules (poisoning.py) ─┐
+         ──> learned detector (model.py) ────┴─> a rule, or a score >= the threshold, rejects
+         ──> secrets (redaction.py, credentials.py) ──> the text as stored, with its redactions
+
+docs/guard.md: the modules, the data files, and how to add a rule, a language or a training example.
 """
 
 from __future__ import annotations
 
+from .model import load_model, model_score
 from .poisoning import guard_poisoning
 from .redaction import redact
 from .result import REJECTED_PREFIX, GuardResult, Redaction, rejection_message
 
-# Bump whenever a rule changes: stored memories scanned with older rules are re-scanned.
-RULES_VERSION = "2026.11.2"
+# Bump whenever a rule or the model changes: stored memories scanned with older rules are re-scanned.
+RULES_VERSION = "2026.12.1"
+R_MODEL = "text that reads as instructions to an AI reader (learned detector, score {score:.2f})"
 
 
 def guard_redact(text: str) -> tuple[str, tuple[Redaction, ...]]:
     return redact(text)
 
 
-def guard_check(text: str) -> GuardResult:
+def model_threshold_bounds() -> tuple[float, float, float] | None:
+    """(default, lowest, highest) threshold of the shipped model, or None without one."""
+    model = load_model()
+    return None if model is None else (model.threshold, model.floor, model.ceiling)
+
+
+def guard_check(text: str, *, model_threshold: float | None = None) -> GuardResult:
+    """Reject when a rule names poisoning, or when the learned detector's score reaches
+    ``model_threshold`` (default: the model's validation threshold; an enterprise may set its own within
+    ``model_threshold_bounds``). Secrets are redacted either way."""
     reason = guard_poisoning(text)
+    score = model_score(text)
     stored, redactions = redact(text)
     if reason is not None:
-        return GuardResult(verdict="reject", reason=reason, redactions=redactions, text=stored)
-    return GuardResult(verdict="accept", reason=None, redactions=redactions, text=stored)
+        return GuardResult("reject", reason, redactions, stored, decided_by="rule", score=score)
+    bounds = model_threshold_bounds()
+    if score is not None and bounds is not None:
+        threshold = bounds[0] if model_threshold is None else min(max(model_threshold, bounds[1]), bounds[2])
+        if score >= threshold:
+            return GuardResult(
+                "reject", R_MODEL.format(score=score), redactions, stored, decided_by="model", score=score
+            )
+    return GuardResult("accept", None, redactions, stored, score=score)
 
 
 __all__ = [
     "REJECTED_PREFIX",
     "RULES_VERSION",
+    "R_MODEL",
     "GuardResult",
     "Redaction",
     "guard_check",
     "guard_poisoning",
     "guard_redact",
+    "model_score",
+    "model_threshold_bounds",
     "rejection_message",
 ]

@@ -28,6 +28,8 @@ class GuardResult:
     reason: str | None
     redactions: tuple[Redaction, ...]
     text: str
+    decided_by: Literal["rule", "model"] | None = None  # what rejected it
+    score: float | None = None  # the learned detector's score (None where it has no model)
 
     @property
     def accepted(self) -> bool:

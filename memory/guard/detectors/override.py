@@ -1,0 +1,262 @@
+"""Detectors for "ignore previous instructions", in English and in the languages of data/lexicons/."""
+
+from __future__ import annotations
+
+from ..engine import (
+    EN,
+    LEXICONS,
+    R_OVERRIDE,
+    Detector,
+    _a,
+    _alt,
+    _anchor_list,
+    _c,
+    _fill,
+    _unused_tables,
+)
+from .context import _imperative
+
+_LEX = EN["override"]
+
+_IGN = _alt(_LEX["ignore"])
+_IGN_LEAD = _LEX["ignore_anchors"]  # a rare word among the first three of every _IGN alternative
+_DET = rf"(?:{_alt(_LEX['determiners'])}\s+){{0,4}}"
+_GAP = r"(?:(?!(?:in|on|of|for|from|with|to|at|by)\s)[a-z'-]+\s+){0,2}?"
+# _IGN_STRONG: verbs that only mean "disobey" (the others -- override, reset, delete, skip ... -- are everyday
+# words in notes)
+_IGN_STRONG, _PRIOR_STRICT, _PRIOR, _ORDERS, _ORDERS_CORE, _OUTPUT_VERB = (
+    _alt(_LEX[key])
+    for key in ("ignore_strong", "prior_strict", "prior", "orders", "orders_core", "output_verbs")
+)
+
+
+def _led_by_ignore(pattern: str, *, allow_we: bool = False) -> Detector:
+    """A detector whose matches start at an _IGN verb (or up to two words before it)."""
+    return Detector(
+        R_OVERRIDE, _c(pattern), _a(_IGN_LEAD), lead=True, back=2, check=_imperative(allow_we=allow_we)
+    )
+
+
+_OVERRIDE_EN: tuple[Detector, ...] = (
+    # ignore (all) previous instructions / disregard prior directives / forget your programming
+    _led_by_ignore(
+        rf"(?<![a-z]){_IGN_STRONG}\s+{_DET}(?:{_PRIOR}|your|the assistant's|the ai's|the model's)\s+"
+        rf"{_GAP}{_ORDERS}(?![a-z])"
+        rf"|(?<![a-z]){_IGN}\s+{_DET}(?:{_PRIOR_STRICT}|your|the assistant's|the ai's|the model's)\s+"
+        rf"{_GAP}{_ORDERS_CORE}(?![a-z])",
+    ),
+    # ignore everything (that) you've been told / all that you've been instructed before / what I said before
+    _led_by_ignore(
+        rf"(?<![a-z]){_IGN}\s+(?:about\s+)?(?:all|any|every?y?thing|anything|whatever|what|all of what|all that|"
+        r"everything that|anything that)\s+(?:that\s+|which\s+)?(?:you(?:'ve| have| were| had)?|i(?:'ve| have)?|"
+        r"we(?:'ve| have)?|they(?:'ve| have)?)\s+(?:(?:been|was|were|had been)\s+)?(?:previously\s+|already\s+|just\s+)?"
+        r"(?:told|instructed|given|taught|programmed|trained|said|asked|written|set|configured|prompted)",
+    ),
+    # ignore the above / everything above / all of the previous / the preceding text
+    _led_by_ignore(
+        rf"(?<![a-z]){_IGN}\s+(?:about\s+)?(?:(?:all|any|every?y?thing|anything)\s+(?:of\s+)?)?"
+        r"(?:the\s+|that\s+|this\s+)?(?:above|previous|preceding|prior|foregoing|earlier)(?:\s+(?:text|message|"
+        r"messages|content|prompt|conversation|context|input|section|lines?|paragraphs?|words|document|data|one|ones|"
+        r"part))?(?=\s*(?:and|then|,|;|:|\.|!|$|\n|-|instead|now|completely|entirely))",
+    ),
+    # forget about all those rules that tell you what you can say
+    _led_by_ignore(
+        rf"(?<![a-z]){_IGN}\s+(?:about\s+)?{_DET}{_ORDERS_CORE}\s+(?:that|which|you)\s+(?:[a-z']+\s+){{0,3}}?"
+        r"(?:you|your)(?![a-z])",
+    ),
+    # ignore the webpage / function / resume and state: ...
+    _led_by_ignore(
+        rf"(?<![a-z]){_IGN}\s+(?:the|this|that|these|those|all|any|my|our|its|actual)\s+(?:[a-z'-]+\s+){{0,3}}?"
+        r"[a-z'-]+\s*(?:and|then|,|;|-)\s*(?:then\s+)?(?:instead\s+)?(?:just\s+|simply\s+|only\s+)?"
+        rf"{_OUTPUT_VERB}(?![a-z])",
+        allow_we=True,
+    ),
+    # ignore the user (the principal the reader serves)
+    _led_by_ignore(
+        rf"(?<![a-z]){_IGN_STRONG}\s+(?:what\s+)?(?:the|your)\s+(?:user|users|human|operator|owner|customer)"
+        r"(?:'s|s')?(?:\s+(?:question|request|message|instructions?|prompt|query|input|wishes|says|said|wants))?"
+        r"\s*(?:[.,;:!\n]|and\b|then\b|$)",
+    ),
+    # regardless of / instead of following previous instructions
+    Detector(
+        R_OVERRIDE,
+        _c(
+            r"(?:regardless of|irrespective of|notwithstanding|in spite of|despite|instead of (?:following|obeying)|"
+            r"rather than (?:following|obeying)|contrary to)\s+(?:all\s+|any\s+|the\s+)?(?:your\s+(?:[a-z-]+\s+)?"
+            rf"{_ORDERS_CORE}|{_PRIOR}\s+(?:[a-z-]+\s+)?{_ORDERS_CORE})(?![a-z])"
+        ),
+        _a("regardless|irrespective|notwithstanding|spite|despite|instead|rather|contrary"),
+        lead=True,
+        back=1,
+    ),
+    # your previous instructions are void / new instructions supersede all prior ones
+    Detector(
+        R_OVERRIDE,
+        _c(
+            rf"(?:your|the|all)\s+(?:{_PRIOR}\s+)?{_ORDERS_CORE}\s+(?:are|is|were|have been|has been)\s+(?:now\s+)?"
+            r"(?:void|null|cancell?ed|revoked|overridden|overwritten|lifted|removed|disabled|deactivated|suspended|"
+            r"no longer (?:valid|apply|applicable|in effect|active)|obsolete|invalid|superseded|replaced|deprecated)"
+            r"|(?:new|updated|following)\s+(?:instructions?|rules|directives?)\s+(?:supersede|override|replace|"
+            r"take precedence over)"
+        ),
+        _a(
+            "void|null|cancel*|revoked|overrid*|overwrit*|lifted|removed|disabled|deactivat*|suspended|longer|obsolete|"
+            "invalid|supersed*|replace*|deprecated|precedence"
+        ),
+        check=_imperative(),
+    ),
+    # override / replace your system prompt, disable your safety filters
+    Detector(
+        R_OVERRIDE,
+        _c(
+            r"(?<![a-z])(?:override|overwrite|replace|supersede|rewrite|reset|wipe|erase|delete|clear|disable|deactivate|"
+            r"turn off|switch off|remove|lift|relax|drop|bypass|circumvent|suspend|loosen|ignore)\s+(?:all\s+(?:of\s+)?)?"
+            r"(?:your\s+(?:[a-z-]+\s+)?(?:system prompt|instructions|rules|programming|guidelines|directives|"
+            r"guardrails|safety|safeguards|restrictions|limits|filters?|moderation|censorship|policies|ethics|memory)"
+            r"|the system prompt)"
+        ),
+        _a(
+            "override|overwrite|replace|supersede|rewrite|reset|wipe|erase|delete|clear|disable|deactivate|turn|switch|"
+            "remove|lift|relax|drop|bypass|circumvent|suspend|loosen|ignore"
+        ),
+        lead=True,
+        check=_imperative(),
+    ),
+)
+
+# other languages: verb ... (prior) ... orders, both word orders where the language allows it.  ``{lang.table.key}``
+# is a list of data/lexicons/<lang>.toml; the anchors are lists of the same files.
+_OVERRIDE_ML_TEMPLATES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        r"(?:{ru.override.verbs})[^.!?\n]{0,40}?(?:{ru.override.prior})?[^.!?\n]{0,20}?(?:{ru.override.ord"
+        r"ers})",
+        ("ru.override.anchors",),
+    ),
+    (
+        r"(?:{ru.override_passive.prior})\s+(?:[а-яё]+\s+){0,2}?(?:{ru.override_passive.orders})\s+(?:[а-я"
+        r"ё]+\s+){0,2}?(?:{ru.override_passive.verbs})",
+        ("ru.override_passive.anchors",),
+    ),
+    (
+        r"(?:{de.override.verbs})[^.!?\n]{0,40}?(?:{de.override.prior})[^.!?\n]{0,25}?(?:{de.override.orde"
+        r"rs})",
+        ("de.override.anchors",),
+    ),
+    (
+        r"(?:{de.override_passive.prior})\s+(?:\w+\s+){0,2}?(?:{de.override_passive.orders})\s+(?:\w+\s+){"
+        r"0,3}?(?:{de.override_passive.verbs})",
+        ("de.override_passive.anchors",),
+    ),
+    (
+        r"(?:{fr.override.verbs})[^.!?\n]{0,40}?(?:{fr.override.prior})\s+(?:\w+\s+){0,2}?(?:{fr.override."
+        r"orders})",
+        ("fr.override.anchors",),
+    ),
+    (
+        r"(?:{es.override.verbs})[^.!?\n]{0,40}?(?:{es.override.prior})\s+(?:\w+\s+){0,2}?(?:{es.override."
+        r"orders})",
+        ("es.override.anchors",),
+    ),
+    (
+        r"(?:{it.override.verbs})[^.!?\n]{0,40}?(?:{it.override.prior})?(?:\w+\s+){0,2}?(?:{it.override.or"
+        r"ders})",
+        ("it.override.anchors",),
+    ),
+    (
+        r"(?:{pt.override.verbs})[^.!?\n]{0,40}?(?:{pt.override.prior})?(?:\w+\s+){0,2}?(?:{pt.override.or"
+        r"ders})",
+        ("pt.override.anchors",),
+    ),
+    (
+        r"(?:{nl.override.verbs}|{pl.override.verbs}|{id.override.verbs}|{vi.override.verbs}|{sv.override."
+        r"verbs}|{no.override.verbs})[^.!?\n]{0,40}?(?:{nl.override.orders}|{pl.override.orders}|{id.overr"
+        r"ide.orders}|{vi.override.orders}|{sv.override.orders}|{no.override.orders})|(?:{tr.override_pass"
+        r"ive.prior})\s+(?:\w+\s+){0,2}?(?:{tr.override_passive.orders})\s+(?:\w+\s+){0,1}?(?:{tr.override"
+        r"_passive.verbs})",
+        (
+            "nl.override.anchors",
+            "pl.override.anchors",
+            "id.override.anchors",
+            "vi.override.anchors",
+            "sv.override.anchors",
+            "no.override.anchors",
+            "tr.override_passive.anchors",
+        ),
+    ),
+    (
+        r"(?:{el.override.verbs})[^.!?\n;]{0,40}?(?:{el.override.prior})?[^.!?\n;]{0,20}?(?:{el.override.o"
+        r"rders})",
+        ("el.override.anchors",),
+    ),
+    (
+        r"(?:{ar.override.verbs})[^.!?\n]{0,40}?(?:{ar.override.orders})|(?:{hi.override_passive.prior})[^"
+        r"।\n]{0,20}?(?:{hi.override_passive.orders})[^।\n]{0,25}?(?:{hi.override_passive.verbs})",
+        ("ar.override.anchors", "hi.override_passive.anchors"),
+    ),
+    (
+        r"(?:{zh.override.verbs})[^。！？\n]{0,14}?(?:{zh.override.prior})[^。！？\n]{0,10}?(?:{zh.override.orde"
+        r"rs})",
+        ("zh.override.anchors",),
+    ),
+    (
+        r"(?:{zh.override_and.verbs})[^。！？\n]{0,40}?(?:{zh.override_and.conjunctions})\s*(?:{zh.override_a"
+        r"nd.outputs})",
+        ("zh.override_and.anchors",),
+    ),
+    (
+        r"(?:{ja.override_passive.prior})の?[^。！？\n]{0,12}?(?:{ja.override_passive.orders})[^。！？\n]{0,8}?(?"
+        r":を|は)?\s*(?:{ja.override_passive.verbs})|(?:{ja.override_and.verbs})(?:{ja.override_and.suffixes"
+        r"})[^。！？\n]{0,60}?(?:{ja.override_and.outputs})",
+        ("ja.override_passive.anchors",),
+    ),
+    (
+        r"(?:{ko.override_passive.prior})[^.!?\n]{0,14}?(?:{ko.override_passive.orders})[^.!?\n]{0,14}?(?:"
+        r"{ko.override_passive.verbs})|무시하고[^.!?\n]{0,50}?(?:{ko.override_and.outputs})",
+        ("ko.override_passive.anchors",),
+    ),
+    (
+        r"(?:{romance.override_and.verbs})\s+(?:{romance.override_and.articles})\s*[a-z'-]+(?:\s+[a-z'-]+)"
+        r"{0,2}\s+(?:{romance.override_and.conjunctions})\s+(?:{romance.override_and.outputs})",
+        ("romance.override_and.anchors",),
+    ),
+    (
+        r"(?:{de.override_and.verbs})\s+(?:sie\s+)?(?:{de.override_and.articles})\s+\w+(?:\s+\w+){0,2}\s+u"
+        r"nd\s+(?:{de.override_and.outputs})",
+        ("de.override_and.anchors",),
+    ),
+)
+# a language with an [override] table (verbs, orders, anchors; prior optional) but no template above
+_GENERIC = r"(?:{verbs})[^.!?\n]{{0,40}}?{prior}[^.!?\n]{{0,20}}?(?:{orders})"
+
+
+def _generic(lang: str) -> tuple[str, tuple[str, ...]]:
+    words = LEXICONS[lang]["override"]
+    prior = f"(?:{'|'.join(words['prior'])})?" if words.get("prior") else ""
+    pattern = _GENERIC.format(verbs="|".join(words["verbs"]), prior=prior, orders="|".join(words["orders"]))
+    return pattern, tuple(words["anchors"])
+
+
+_OVERRIDE_ML: tuple[Detector, ...] = tuple(
+    Detector(R_OVERRIDE, _c(_fill(t)), _anchor_list(refs)) for t, refs in _OVERRIDE_ML_TEMPLATES
+) + tuple(
+    Detector(R_OVERRIDE, _c(p), _a(a))
+    for p, a in map(_generic, _unused_tables("override", (t for t, _ in _OVERRIDE_ML_TEMPLATES)))
+)
+
+# canonical phrases with every separator removed (spaced-out or punctuated letters)
+_SQUASHED = _c(
+    r"(?:ignore|disregard|forget|bypass|override)(?:all|any|the|your|my|of)*(?:previous|prior|above|earlier|preceding|"
+    r"system|original|initial)(?:instructions?|rules|prompts?|directions|directives|guidelines)"
+    r"|(?:reveal|print|show|repeat|tellme|output)(?:me)?(?:your|the)(?:system|initial|hidden)(?:prompt|instructions)"
+    r"|youarenow(?:dan|jailbroken|unrestricted|unfiltered)|doanythingnow|(?:developer|jailbreak|dan)modeenabled"
+)
+
+
+def _squashed_gate(view: str) -> bool:
+    if any(w in view for w in ("ignor", "disregard", "forget", "bypass", "overrid")):
+        return any(
+            w in view for w in ("instruction", "rule", "prompt", "direction", "directive", "guideline")
+        )
+    if "prompt" in view or "instruction" in view:
+        return any(w in view for w in ("reveal", "print", "show", "repeat", "tell", "output"))
+    return any(w in view for w in ("anything", "mode", "jailbr", "unrestrict", "unfilter"))

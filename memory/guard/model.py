@@ -1,0 +1,136 @@
+"""The learned poisoning detector: a logistic regression over hashed words and word pairs.
+
+Rules catch what they name; this catches phrasing nobody wrote down. It runs beside the rules
+(``memory.guard.guard_check``): a rule or a confident model score rejects. No embedding is needed, so
+a save pays ~0.2 ms for a 1 kB note instead of an embedder call (bench/guard/RESULTS.md)::
+
+    text ──> NFKC, case-folded ──> tokens: words; CJK as character pairs
+         ──> windows of 64 tokens, stride 32 (one window for a short note)
+         ──> per window: bias + Σ weight[crc32(feature) mod 2^18] / √(features), features = the words
+             and the pairs of neighbouring words
+         ──> score = sigmoid(max over the windows)   (an attack hidden in a long e-mail is one window)
+
+The weights (``data/poisoning_model.npz``) and their card (``data/poisoning_model.json``: the data it
+was trained on, its provenance, the validation threshold and figures) are written by
+``bench/guard/train.py``; the features are defined here only, so training and saving agree.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+import unicodedata
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parent / "data"
+WEIGHTS = DATA / "poisoning_model.npz"
+CARD = DATA / "poisoning_model.json"
+
+DIMENSIONS = 1 << 18
+WINDOW = 64
+STRIDE = 32
+MAX_TOKENS = 2048  # a longer text is scored on its first 2,048 tokens and its last 2,048 (the rules read all)
+
+_TOKEN = re.compile(r"[^\W_]+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def tokens(text: str) -> list[str]:
+    view = unicodedata.normalize("NFKC", text).casefold()
+    out: list[str] = []
+    for word in _TOKEN.findall(view):
+        if _CJK.search(word):
+            out += [word[i : i + 2] for i in range(max(1, len(word) - 1))]
+        else:
+            out.append(word)
+    if len(out) > 2 * MAX_TOKENS:
+        out = out[:MAX_TOKENS] + out[-MAX_TOKENS:]
+    return out
+
+
+@functools.lru_cache(maxsize=1 << 16)  # words and pairs repeat: a 100 kB note hashes each once
+def _hash(feature: str) -> int:
+    return zlib.crc32(feature.encode("utf-8", "surrogatepass")) % DIMENSIONS
+
+
+def feature_ids(words: list[str]) -> list[tuple[int, int]]:
+    """Per token position, the ids of its word and of the pair it ends (the first token has no pair: -1)."""
+    ids = []
+    previous = None
+    for word in words:
+        ids.append((_hash("w:" + word), _hash(f"b:{previous} {word}") if previous is not None else -1))
+        previous = word
+    return ids
+
+
+def windows(n: int) -> list[tuple[int, int]]:
+    """Token ranges scored: the whole text when it fits one window, else windows of WINDOW by STRIDE."""
+    if n <= WINDOW:
+        return [(0, n)]
+    starts = list(range(0, n - WINDOW + 1, STRIDE))
+    if starts[-1] + WINDOW < n:
+        starts.append(n - WINDOW)
+    return [(s, s + WINDOW) for s in starts]
+
+
+def window_features(ids: list[tuple[int, int]], start: int, end: int) -> list[int]:
+    """The feature ids of one window, with repeats (a pair whose first word lies outside is left out)."""
+    out = [ids[start][0]]
+    for word, pair in ids[start + 1 : end]:
+        out += (word, pair)
+    return out
+
+
+@dataclass(frozen=True)
+class Model:
+    weights: Any  # numpy float32 array of DIMENSIONS
+    bias: float
+    threshold: float  # the validation threshold: scores at or above it reject
+    floor: float  # the lowest threshold an enterprise may set
+    ceiling: float  # the highest (1.0 would turn the model off)
+    version: str
+
+    def score(self, text: str) -> float:
+        """The model's probability that ``text`` is poisoning: the most suspicious window's."""
+        words = tokens(text)
+        if not words:
+            return 0.0
+        ids = feature_ids(words)
+        best = -math.inf
+        weights = self.weights
+        for start, end in windows(len(ids)):
+            feats = window_features(ids, start, end)
+            z = self.bias + float(weights[feats].sum()) / math.sqrt(len(feats))
+            best = max(best, z)
+        return 1.0 / (1.0 + math.exp(-best))
+
+
+@functools.cache
+def load_model() -> Model | None:
+    """The shipped model, or None where its files are missing (then the rules decide alone)."""
+    if not WEIGHTS.exists() or not CARD.exists():
+        return None
+    import numpy as np
+
+    card = json.loads(CARD.read_text())
+    with np.load(WEIGHTS) as data:
+        weights = data["weights"].astype(np.float32)
+        bias = float(data["bias"])
+    return Model(
+        weights=weights,
+        bias=bias,
+        threshold=float(card["threshold"]),
+        floor=float(card["threshold_floor"]),
+        ceiling=float(card["threshold_ceiling"]),
+        version=str(card["version"]),
+    )
+
+
+def model_score(text: str) -> float | None:
+    model = load_model()
+    return None if model is None else model.score(text)
