@@ -39,7 +39,10 @@ def rate(hits: int, total: int) -> str:
     return f"{hits / total:.3f} ({hits}/{total})" if total else "n/a"
 
 
-def poisoning_table(items: Iterable[Item], lines: list[str], by: Callable[[Item], str]) -> None:
+def poisoning_table(
+    items: Iterable[Item], lines: list[str], by: Callable[[Item], str], *, whole: bool = False
+) -> None:
+    """``whole``: a set measured as a whole (external, or written already split), its hash split not shown."""
     model = load_model()
     assert model is not None, "memory/guard/data/poisoning_model.* missing: run bench.guard.train"
     cells: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
@@ -47,7 +50,7 @@ def poisoning_table(items: Iterable[Item], lines: list[str], by: Callable[[Item]
     for item in items:
         rule = guard_poisoning(item.text) is not None
         learned = model.score(item.text) >= model.threshold
-        cell = cells[(by(item), item.part)]
+        cell = cells[(by(item), "all" if whole else item.part)]
         cell[0] += int(rule)
         cell[1] += int(learned)
         cell[2] += int(rule or learned)
@@ -187,25 +190,25 @@ def main() -> int:
     poisoning_table(sets, lines, by=lambda i: i.dataset)
     lines += [
         "Written for this bench (`bench/guard/data/`): `directives-tune` developed the three directive "
-        "detectors and checks the model's threshold; `directives-heldout` was written after them and measured once "
-        "(its split column is the hash split, ignore it).",
+        "detectors and checks the model's threshold; `directives-heldout` was written after them and measured once.",
         "",
     ]
     poisoning_table(
         [*directives("tune"), *directives("heldout")],
         lines,
         by=lambda i: f"{i.dataset}: {i.group or 'benign'}",
+        whole=True,
     )
     external = list(bastion_items())
     if external:
         lines += [
             "## bastioncorpus 0.6.0 (a PyPI package's labelled set, never tuned on)",
             "",
-            "Every item is measured; its split is shown only to keep one format.",
-            "",
         ]
-        poisoning_table(external, lines, by=lambda i: i.group)
-        poisoning_table(external, lines, by=lambda i: "all malicious" if i.attack else "all benign")
+        poisoning_table(external, lines, by=lambda i: i.group, whole=True)
+        poisoning_table(
+            external, lines, by=lambda i: "all malicious" if i.attack else "all benign", whole=True
+        )
     lines += ["## Secrets", ""]
     secrets(lines)
     lines += ["## Cost", ""]
