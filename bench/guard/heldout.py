@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from bench.guard.run import GUARD_DATA, load_jsonl, load_locomo_turns, rule_of
+from bench.guard.run import GITLEAKS_ARTEFACTS, GUARD_DATA, load_jsonl, load_locomo_turns, rule_of
 from bench.guard.splits import (
     Item,
     bastion_items,
@@ -72,13 +72,20 @@ def secrets(lines: list[str]) -> None:
     for row in rows:
         text = str(row["text"]) if "text" in row else str(row.get("secret", ""))
         side = part("gitleaks", f"{rule_of(row)}\x00{text}")
-        cell = cells[(str(row["label"]), side)]
-        cell[0] += int(bool(guard_redact(text)[1]))
-        cell[1] += 1
+        found = int(bool(guard_redact(text)[1]))
+        for label in {
+            str(row["label"]),
+            *(["tp-credential"] if row["label"] == "tp" and text not in GITLEAKS_ARTEFACTS else []),
+        }:
+            cells[(label, side)][0] += found
+            cells[(label, side)][1] += 1
     lines.append("| set | part | redacted |")
     lines.append("|---|---|---|")
     for (label, side), (hit, total) in sorted(cells.items()):
-        name = "gitleaks tp strings (recall)" if label == "tp" else "gitleaks fp strings (flagged)"
+        name = {
+            "tp": "gitleaks tp strings (recall)",
+            "tp-credential": "gitleaks tp strings that hold a credential (recall; bench/guard/run.py's 6 artefacts out)",
+        }.get(label, "gitleaks fp strings (flagged)")
         lines.append(f"| {name} | {side} | {rate(hit, total)} |")
     for name in ("tune", "heldout"):
         found = total = altered = benign = 0
