@@ -59,6 +59,8 @@ class Enterprise(models.Model):
     subscription_state = models.CharField(
         max_length=16, choices=SubscriptionState.choices, default=SubscriptionState.ACTIVE
     )
+    # Memory Guard's learned detector rejects at this score or above; null: the shipped model's default.
+    guard_model_threshold = models.FloatField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     objects: ClassVar[Any] = TenantManager()

@@ -235,3 +235,36 @@ class GuardFilterForm(forms.Form):
         choices=[("", "any"), ("reject", "rejected writes"), ("redact", "redactions"), ("rescan", "re-scan")],
     )
     rule = forms.CharField(required=False, max_length=100)
+
+
+THRESHOLD_MISSING = "Enter a threshold, or reset it to the model's default."
+
+
+class GuardThresholdForm(forms.Form):
+    """The learned detector's threshold; the service checks the bounds (its text shows in place)."""
+
+    threshold = forms.FloatField(
+        required=False, widget=forms.NumberInput(attrs={"step": "0.001"}), label="Threshold"
+    )
+    reset = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not data.get("reset") and data.get("threshold") is None and not self.errors:
+            raise forms.ValidationError(THRESHOLD_MISSING)
+        return data
+
+    def value(self) -> float | None:
+        return None if self.cleaned_data["reset"] else self.cleaned_data["threshold"]
+
+
+class GuardReportForm(forms.Form):
+    """A false positive (on a rejection: the text is optional, nothing of it was stored) or a miss."""
+
+    text = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Secrets in it are redacted before it is kept.",
+    )
+    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), label="Note (optional)")

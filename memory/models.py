@@ -378,6 +378,32 @@ class GuardEvent(TenantModel):
     reason = models.CharField(max_length=500, blank=True, default="")
     rules = ArrayField(models.CharField(max_length=100), default=list, blank=True)
     rules_version = models.CharField(max_length=40, blank=True, default="")
+    # What rejected it: "rule" (a poisoning rule) or "model" (the learned detector); blank for redactions.
+    decided_by = models.CharField(max_length=8, blank=True, default="")
+    score = models.FloatField(null=True, blank=True)  # the learned detector's score of the rejected text
+    created_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
+
+
+class GuardReportKind(models.TextChoices):
+    FALSE_POSITIVE = "false_positive", "false positive"
+    MISS = "miss", "miss"
+
+
+class GuardReport(TenantModel):
+    """An operator's report that the guard got a text wrong: kept for the next tuning round, never
+    read automatically (nothing in the write path looks at it)."""
+
+    id = models.BigAutoField(primary_key=True)
+    kind = models.CharField(max_length=16, choices=GuardReportKind.choices)
+    text = models.TextField(blank=True, default="")  # as Memory Guard redacts it: no secret is kept
+    note = models.TextField(blank=True, default="")
+    # A false positive names the rejection it is about.
+    guard_event = models.ForeignKey(
+        GuardEvent, null=True, blank=True, on_delete=models.SET_NULL, related_name="reports"
+    )
+    reported_by = models.ForeignKey(
+        "accounts.Member", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
 
 

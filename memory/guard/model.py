@@ -6,8 +6,8 @@ a save pays ~0.2 ms for a 1 kB note instead of an embedder call (bench/guard/RES
 
     text ──> NFKC, case-folded ──> tokens: words; CJK as character pairs
          ──> windows of 64 tokens, stride 32 (one window for a short note)
-         ──> per window: bias + Σ weight[crc32(feature) mod 2^18] / √(features), features = the words
-             and the pairs of neighbouring words
+         ──> per window: bias + Σ weight[crc32(feature) mod 2^18] / √(features), over the distinct words
+             and pairs of neighbouring words present
          ──> score = sigmoid(max over the windows)   (an attack hidden in a long e-mail is one window)
 
 The weights (``data/poisoning_model.npz``) and their card (``data/poisoning_model.json``: the data it
@@ -79,11 +79,15 @@ def windows(n: int) -> list[tuple[int, int]]:
 
 
 def window_features(ids: list[tuple[int, int]], start: int, end: int) -> list[int]:
-    """The feature ids of one window, with repeats (a pair whose first word lies outside is left out)."""
-    out = [ids[start][0]]
+    """The distinct feature ids of one window (a pair whose first word lies outside is left out).
+
+    Present or absent, not counted: with counts, a word repeated n times weighed √n times its weight,
+    and "the the the …" scored 0.99999."""
+    out = {ids[start][0]}
     for word, pair in ids[start + 1 : end]:
-        out += (word, pair)
-    return out
+        out.add(word)
+        out.add(pair)
+    return sorted(out)
 
 
 @dataclass(frozen=True)

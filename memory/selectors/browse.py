@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from accounts.models import JobRun, Member
 from memory.guard import RULES_VERSION
-from memory.models import GuardEvent, Memory
+from memory.models import GuardEvent, GuardReport, GuardReportKind, Memory
 from memory.selectors.graph import surroundings
 from memory.selectors.search import hybrid_rank
 from memory.selectors.visibility import memories_visible, memory_get_visible
@@ -162,7 +162,13 @@ class GuardFilter:
 
 
 def guard_events_list(*, where: GuardFilter, limit: int = 100) -> list[GuardEvent]:
-    events = GuardEvent.objects.select_related("access_key__member__user").order_by("-created_at", "-id")
+    """Newest first; each row says (``reported``) whether it is reported as a false positive."""
+    reported = GuardReport.objects.filter(guard_event=OuterRef("pk"), kind=GuardReportKind.FALSE_POSITIVE)
+    events = (
+        GuardEvent.objects.select_related("access_key__member__user")
+        .annotate(reported=Exists(reported))
+        .order_by("-created_at", "-id")
+    )
     if where.action:
         events = events.filter(action=where.action)
     if where.rule:

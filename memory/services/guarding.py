@@ -9,6 +9,7 @@ from core.errors import Unprocessable
 from core.tenancy import current_tenant
 from memory.guard import RULES_VERSION, GuardResult, guard_check
 from memory.models import GuardEvent
+from memory.selectors.guard import guard_model_threshold
 
 POISONING_RULE = "poisoning"
 
@@ -18,9 +19,19 @@ class GuardRejected(Unprocessable):
 
     code = "guard_rejected"
 
-    def __init__(self, message: str, *, reason: str, field_name: str, tool: str) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str,
+        field_name: str,
+        tool: str,
+        decided_by: str = "rule",
+        score: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.reason, self.field_name, self.tool = reason, field_name, tool
+        self.decided_by, self.score = decided_by, score
 
     def record_after_rollback(self) -> None:
         ctx = current_tenant()
@@ -32,6 +43,8 @@ class GuardRejected(Unprocessable):
             rules=[POISONING_RULE],
             reason=f"{self.field_name}: {self.reason}"[:500],
             rules_version=RULES_VERSION,
+            decided_by=self.decided_by,
+            score=self.score,
         )
 
 
@@ -48,8 +61,11 @@ class Scanned:
 
 
 def guard_fields(fields: dict[str, str | None], *, tool: str) -> Scanned:
-    """Scan each named text; refuse poisoning in any of them; redact secrets in all of them."""
+    """Scan each named text; refuse poisoning in any of them; redact secrets in all of them.
+
+    The learned detector rejects at the enterprise's own threshold (read from what the door loaded)."""
     scanned = Scanned(values={})
+    threshold = guard_model_threshold() if any(fields.values()) else None
     # A text given in two fields (a summary that is the content) is checked once: the guard is pure.
     checked: dict[str, GuardResult] = {}
     for name, text in fields.items():
@@ -58,9 +74,16 @@ def guard_fields(fields: dict[str, str | None], *, tool: str) -> Scanned:
             continue
         result = checked.get(text)
         if result is None:
-            result = checked[text] = guard_check(text)
+            result = checked[text] = guard_check(text, model_threshold=threshold)
         if result.verdict == "reject":
-            raise GuardRejected(result.message or "", reason=result.reason or "", field_name=name, tool=tool)
+            raise GuardRejected(
+                result.message or "",
+                reason=result.reason or "",
+                field_name=name,
+                tool=tool,
+                decided_by=result.decided_by or "rule",
+                score=result.score,
+            )
         scanned.values[name] = result.text
         scanned.redactions += [
             {"field": name, "rule": r.rule, "start": r.start, "end": r.end} for r in result.redactions

@@ -14,6 +14,7 @@ from accounts.services.audit import audit_record
 from memory.embedding import get_embedder
 from memory.guard import RULES_VERSION, guard_check
 from memory.models import GuardEvent, Memory
+from memory.selectors.guard import guard_model_threshold
 from memory.services.archivist import embedding_text
 
 BATCH = 64
@@ -46,6 +47,7 @@ def guard_rescan() -> JobRun:
     job = _job("guard.rescan", RULES_VERSION, pending.count())
     if job.state == "done":
         return job
+    threshold = guard_model_threshold()  # the enterprise's own, read once for the whole job
     while True:
         batch = list(pending.order_by("created_at")[:BATCH])
         if not batch:
@@ -58,7 +60,7 @@ def guard_rescan() -> JobRun:
                 text = getattr(memory, field)
                 if not text:
                     continue
-                result = guard_check(text)
+                result = guard_check(text, model_threshold=threshold)
                 if result.verdict == "reject":
                     flagged.append(f"{field}: {result.reason}")
                 if result.text != text:

@@ -32,7 +32,9 @@ PAGES: dict[str, tuple[str, dict[str, tuple[int, int]]]] = {
     "memories": _page("/console/memories/", 4, 6, 4),
     "search": _page("/console/memories/?q=deploy+pipeline&tag=ops", 4, 6, 4),  # plus the ranking's own
     "memory": _page("/console/memories/{memory}/", 4, 9, 4),
-    "guard": _page("/console/guard/", 3, MEMBER_403, 3),
+    # 4: the events, the re-scan job, the pending count, and who set the detector's threshold last (audit).
+    "guard": _page("/console/guard/", 4, MEMBER_403, 4),
+    "guard_reports": _page("/console/guard/reports/", 1, MEMBER_403, 1),
     "guard_progress": _page("/console/guard/progress/", 2, MEMBER_403, 2),
     "audit": _page("/console/audit/", 2, MEMBER_403, 2),
     "audit_csv": _page("/console/audit.csv", 1, MEMBER_403, 1),

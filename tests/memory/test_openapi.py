@@ -24,6 +24,9 @@ DRF_ROUTES = {
     ("get", "/v1/audit-events"): DOOR | {"200", "403"},
     ("get", "/v1/audit-events/{event_id}"): DOOR | {"200", "403", "404"},
     ("post", "/v1/guard/check"): DOOR | {"200", "403", "413", "415"},
+    ("get", "/v1/guard/settings"): DOOR | {"200", "403"},
+    ("put", "/v1/guard/settings"): DOOR | {"200", "403", "413", "415"},
+    ("post", "/v1/guard/reports"): DOOR | {"201", "403", "404", "409", "413", "415"},
     ("post", "/v1/tasks/{task_id}/runs"): DOOR | {"201", "403", "404"},
     ("post", "/v1/tasks/{task_id}/runs/{run_id}/finish"): DOOR | {"200", "403", "404", "409", "413", "415"},
 }
