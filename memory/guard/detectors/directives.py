@@ -112,22 +112,29 @@ def _reshaped(view: str, m: re.Match[str]) -> int:
     return STRONG if _order(view, m) else 0
 
 
+# Anchors are the rarest words every match must contain (the scan only looks near them): the "nothing
+# else" of a dictated reply, the participle of a claimed approval, the "above" of what came before.
 _DIRECTIVES: tuple[Detector, ...] = (
     Detector(
         R_OUTPUT,
         _EXACT,
-        _a("reply|respond|answer|say|print|output|write|type|return|state|echo"),
+        _a("nothing|other|additional|further|extra|explanation|commentary|preamble"),
         check=_dictated,
     ),
-    Detector(R_OUTPUT, _REPLY_MUST, _a("your"), check=_dictated),
-    Detector(R_PRESSURE, _CLAIM, _a("has|have|had|are|been|is"), check=_false_authority),
+    Detector(R_OUTPUT, _REPLY_MUST, _a("reply|response|answer|output"), check=_dictated),
+    Detector(
+        R_PRESSURE,
+        _CLAIM,
+        _a(
+            "confirmed|verified|validated|approved|accepted|authorized|authorised|cleared|granted|allowed|"
+            "permitted|authenticated"
+        ),
+        check=_false_authority,
+    ),
     Detector(
         R_SECRET,
         _RESHAPE,
-        _a(
-            "repeat|print|output|write|list|show|display|copy|reproduce|translate|convert|encode|rewrite|spell|"
-            "format|render|put|dump|recite|echo|paste|return"
-        ),
+        _a("above|before|earlier|far|preceding|prior|previous|initial|original|system|hidden|first|secret"),
         check=_reshaped,
     ),
 )
