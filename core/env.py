@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
+T = TypeVar("T", int, float)
 
 
 def env_str(name: str, default: str = "") -> str:
@@ -32,34 +35,36 @@ def env_bool(name: str, default: bool = False) -> bool:
     raise ImproperlyConfigured(f"{name} must be true or false, got {raw!r}")
 
 
-def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
-    """The integer in ``name``, else ``default``; below ``minimum`` (when given) is refused."""
+def _env_number(name: str, default: T, parse: Callable[[str], T], what: str, minimum: T | None) -> T:
+    """``parse(name's value)``, else ``default``; a value it refuses is "must be {what}", one below
+    ``minimum`` (a default too) "must be {minimum} or more"."""
     raw = os.environ.get(name)
     value = default
     if raw is not None and raw.strip() != "":
         try:
-            value = int(raw)
+            value = parse(raw)
         except ValueError as exc:
-            raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from exc
+            raise ImproperlyConfigured(f"{name} must be {what}, got {raw!r}") from exc
     if minimum is not None and value < minimum:
         raise ImproperlyConfigured(f"{name} must be {minimum} or more")
+    return value
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    """The integer in ``name``, else ``default``; below ``minimum`` (when given) is refused."""
+    return _env_number(name, default, int, "an integer", minimum)
+
+
+def _finite(raw: str) -> float:
+    value = float(raw)
+    if not math.isfinite(value):
+        raise ValueError(raw)
     return value
 
 
 def env_float(name: str, default: float, *, minimum: float | None = None) -> float:
     """The finite number in ``name``, else ``default``; below ``minimum`` (when given) is refused."""
-    raw = os.environ.get(name)
-    value = default
-    if raw is not None and raw.strip() != "":
-        try:
-            value = float(raw)
-        except ValueError as exc:
-            raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from exc
-        if not math.isfinite(value):
-            raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}")
-    if minimum is not None and value < minimum:
-        raise ImproperlyConfigured(f"{name} must be {minimum} or more")
-    return value
+    return _env_number(name, default, _finite, "a number", minimum)
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
