@@ -40,7 +40,16 @@ from bench.guard.splits import (
     poisoning_sets,
     training_side,
 )
-from memory.guard.model import CARD, DIMENSIONS, WEIGHTS, feature_ids, tokens, window_features, windows
+from memory.guard.model import (
+    CARD,
+    DIMENSIONS,
+    WEIGHTS,
+    feature_ids,
+    tokens,
+    window_features,
+    window_score,
+    windows,
+)
 
 TRAINED_ON = ("cyberseceval", "bipia-bare", "notinject", "locomo-turns", "locomo-notes", "bipia-clean-email")
 POSITIVE_WINDOWS = 2  # of a long attack (a jailbreak prompt), the windows taken as attack
@@ -92,13 +101,7 @@ def fit(
     return w.astype(np.float32), b
 
 
-def score(w: np.ndarray, b: float, text: str) -> float:
-    best = -math.inf
-    ids = feature_ids(tokens(text))
-    for s, e in windows(len(ids)) if ids else []:
-        feats = window_features(ids, s, e)
-        best = max(best, b + float(w[feats].sum()) / math.sqrt(len(feats)))
-    return 0.0 if best == -math.inf else 1.0 / (1.0 + math.exp(-best))
+score = window_score  # the shipped model's own scoring (memory/guard/model.py)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

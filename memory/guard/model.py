@@ -90,6 +90,19 @@ def window_features(ids: list[tuple[int, int]], start: int, end: int) -> list[in
     return sorted(out)
 
 
+def window_score(weights: Any, bias: float, text: str) -> float:
+    """sigmoid(the highest window's bias + Σ weights / √features); 0.0 for a text without words. The one
+    scoring, for the shipped model and for training's validation (bench/guard/train.py)."""
+    ids = feature_ids(tokens(text))
+    if not ids:
+        return 0.0
+    best = -math.inf
+    for start, end in windows(len(ids)):
+        feats = window_features(ids, start, end)
+        best = max(best, bias + float(weights[feats].sum()) / math.sqrt(len(feats)))
+    return 1.0 / (1.0 + math.exp(-best))
+
+
 @dataclass(frozen=True)
 class Model:
     weights: Any  # numpy float32 array of DIMENSIONS
@@ -101,17 +114,7 @@ class Model:
 
     def score(self, text: str) -> float:
         """The model's probability that ``text`` is poisoning: the most suspicious window's."""
-        words = tokens(text)
-        if not words:
-            return 0.0
-        ids = feature_ids(words)
-        best = -math.inf
-        weights = self.weights
-        for start, end in windows(len(ids)):
-            feats = window_features(ids, start, end)
-            z = self.bias + float(weights[feats].sum()) / math.sqrt(len(feats))
-            best = max(best, z)
-        return 1.0 / (1.0 + math.exp(-best))
+        return window_score(self.weights, self.bias, text)
 
 
 @functools.cache

@@ -15,7 +15,7 @@ from memory.embedding import get_embedder
 from memory.guard import RULES_VERSION, guard_check
 from memory.models import GuardEvent, Memory
 from memory.selectors.guard import guard_model_threshold
-from memory.services.archivist import embedding_text
+from memory.services.archivist import archivist_embed_many
 
 BATCH = 64
 
@@ -103,14 +103,7 @@ def embedding_reindex() -> JobRun:
         batch = list(pending.order_by("created_at")[:BATCH])
         if not batch:
             break
-        vectors = embedder.embed_passages([embedding_text(m) for m in batch])
-        for memory, vector in zip(batch, vectors, strict=True):
-            memory.embedding, memory.embedding_model, memory.embedding_dim = (
-                vector,
-                embedder.name,
-                embedder.dim,
-            )
-            memory.save(update_fields=["embedding", "embedding_model", "embedding_dim"])
+        archivist_embed_many(batch)  # every one of them lacks this embedder's vector: one call, one UPDATE
         _progress(job, len(batch), len(batch), finished=False)
     _progress(job, 0, 0, finished=True)
     audit_record(action="embedding.reindex", target=job, details=job.result)
