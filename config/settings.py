@@ -193,6 +193,9 @@ SPECTACULAR_SETTINGS: dict[str, object] = {
 # Celery: Redis (or any broker) when CELERY_BROKER_URL is set; otherwise kombu's
 # filesystem transport under var/broker, so a real worker runs with no server.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
+# Data lifecycle files (docs/lifecycle.md): exports to download, uploaded imports.
+LIFECYCLE_DIR = Path(env_str("MNEMOS_LIFECYCLE_DIR", str(VAR_DIR / "lifecycle")))
+EXPORT_LINK_SECONDS = env_int("MNEMOS_EXPORT_LINK_SECONDS", 24 * 3600, minimum=60)
 BROKER_DIR = Path(env_str("MNEMOS_BROKER_DIR", str(VAR_DIR / "broker")))
 # How long the embedded broker's worker sleeps when it may take nothing. kombu's default, 1 s, held it to
 # a job a second (with acks_late and a prefetch of one it looks again only after the sleep); 0.02 runs
@@ -218,7 +221,14 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(JOBS_SWEEP_SECONDS),
         # A sweep that waited past the next one is dropped: sweeps never pile up behind an outage.
         "options": {"expires": float(JOBS_SWEEP_SECONDS)},
-    }
+    },
+    # Retention (docs/lifecycle.md): every enterprise's enabled policies, applied in batches, audited.
+    # Beat keeps its schedule in a file; a missed run is made up by the next (each run takes what is due).
+    "retention-sweep": {
+        "task": "memory.retention_sweep",
+        "schedule": float(env_int("MNEMOS_RETENTION_SWEEP_SECONDS", 3600, minimum=1)),
+        "options": {"expires": 600.0},
+    },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # A send that cannot reach the broker gives up quickly: the job is in the outbox and the sweeper sends it.

@@ -422,3 +422,198 @@ class TaskRun(TenantModel):
     learned = models.ForeignKey(Memory, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     started_at = models.DateTimeField(default=timezone.now, editable=False)
     finished_at = models.DateTimeField(null=True, blank=True)
+
+
+# --- Data lifecycle (docs/lifecycle.md): imports, exports, retention, legal holds, erasure ---------
+
+
+class TransferState(models.TextChoices):
+    PENDING = "pending", "pending"
+    RUNNING = "running", "running"
+    DONE = "done", "done"
+    FAILED = "failed", "failed"
+
+
+class ExportScope(models.TextChoices):
+    PROJECT = "project", "project"
+    ENTERPRISE = "enterprise", "enterprise"
+    MEMBER = "member", "member's own memories"
+
+
+class DataExport(TenantModel):
+    """One export run: a JSONL file (docs/export-format.md) written by a Celery job, downloadable
+    through a signed link until ``expires_at``."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    scope = models.CharField(max_length=16, choices=ExportScope.choices)
+    project = models.ForeignKey(
+        "accounts.Project", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    member = models.ForeignKey(  # whose memories (scope member)
+        "accounts.Member", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    include_vectors = models.BooleanField(default=False)
+    state = models.CharField(max_length=16, choices=TransferState.choices, default=TransferState.PENDING)
+    total = models.PositiveIntegerField(default=0)  # memories to write
+    done = models.PositiveIntegerField(default=0)  # memories written so far
+    path = models.CharField(max_length=500, blank=True, default="")  # under settings.LIFECYCLE_DIR
+    size_bytes = models.BigIntegerField(default=0)
+    sha256 = models.CharField(max_length=64, blank=True, default="")
+    error = models.TextField(blank=True, default="")
+    requested_by = models.ForeignKey(
+        "accounts.Member", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+
+
+class ImportFormat(models.TextChoices):
+    MNEMOS = "mnemos", "Mnemos export (JSONL)"
+    MEM0 = "mem0", "Mem0 export (JSON)"
+    MARKDOWN = "markdown", "Markdown or text files"
+
+
+class DataImport(TenantModel):
+    """One import run into a project's folder. The job reads ``path`` a chunk at a time; ``position``
+    is the checkpoint (items already handled, committed with them), so a killed worker resumes there."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    format = models.CharField(max_length=16, choices=ImportFormat.choices)
+    project = models.ForeignKey("accounts.Project", on_delete=models.CASCADE, related_name="+")
+    workspace = models.CharField(max_length=200, default="default")
+    path = models.CharField(max_length=500)  # the uploaded file or folder, under settings.LIFECYCLE_DIR
+    original_name = models.CharField(max_length=300, blank=True, default="")
+    state = models.CharField(max_length=16, choices=TransferState.choices, default=TransferState.PENDING)
+    total = models.PositiveIntegerField(default=0)  # items in the source (counted before the first chunk)
+    position = models.PositiveIntegerField(default=0)  # items handled: the resume point
+    created = models.PositiveIntegerField(default=0)
+    duplicates = models.PositiveIntegerField(default=0)
+    rejected = models.PositiveIntegerField(default=0)
+    errors = models.PositiveIntegerField(default=0)
+    # [{line, reason}] for the first bad lines (capped; the counts above are complete).
+    problems = models.JSONField(default=list, blank=True)
+    error = models.TextField(blank=True, default="")  # why the whole run failed, when it did
+    requested_by = models.ForeignKey(
+        "accounts.Member", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    access_key = models.ForeignKey(  # the key the import writes under (the write path needs one)
+        "accounts.AccessKey", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+
+class ImportedRecord(TenantModel):
+    """Which source item became which memory: a re-run of an import (or a resumed one) finds its items
+    here and creates nothing new. Goes with the memory (erasure removes it)."""
+
+    project = models.ForeignKey("accounts.Project", on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=300)  # format:source id (a Mnemos id, a Mem0 id, path#heading)
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="+")
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["project", "key"], name="imported_record_unique")]
+
+
+class RetentionAction(models.TextChoices):
+    FORGET = "forget", "forget (soft, kept for the audit trail)"
+    ERASE = "erase", "erase (hard, a tombstone only)"
+
+
+class RetentionPolicy(TenantModel):
+    """Memories of a layer and/or kind older than ``max_age_days`` go (enterprise-wide, or one project)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=200)
+    project = models.ForeignKey(  # null: every project of the enterprise
+        "accounts.Project", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    layer = models.CharField(max_length=16, choices=Layer.choices, blank=True, default="")  # "": any
+    kind = models.CharField(max_length=16, choices=Kind.choices, blank=True, default="")  # "": any
+    max_age_days = models.PositiveIntegerField()
+    action = models.CharField(max_length=8, choices=RetentionAction.choices, default=RetentionAction.FORGET)
+    enabled = models.BooleanField(default=True)
+    created_by = models.ForeignKey(
+        "accounts.Member", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    last_run_at = models.DateTimeField(null=True, blank=True)
+    last_run_count = models.PositiveIntegerField(default=0)
+
+
+class HoldTarget(models.TextChoices):
+    PROJECT = "project", "project"
+    ENTITY = "entity", "entity"
+    TAG = "tag", "tag"
+
+
+class LegalHold(TenantModel):
+    """While active (``released_at`` null), nothing under it may be forgotten, erased or aged out."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=200)
+    target = models.CharField(max_length=16, choices=HoldTarget.choices)
+    project = models.ForeignKey(
+        "accounts.Project", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    entity = models.ForeignKey(Entity, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    tag = models.ForeignKey(Tag, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    reason = models.TextField(blank=True, default="")
+    created_by = models.ForeignKey(
+        "accounts.Member", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    released_at = models.DateTimeField(null=True, blank=True)
+    released_by = models.ForeignKey(
+        "accounts.Member", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta(TenantModel.Meta):
+        constraints = [
+            models.CheckConstraint(
+                name="legal_hold_one_target",
+                condition=(
+                    models.Q(target="project", project__isnull=False, entity__isnull=True, tag__isnull=True)
+                    | models.Q(target="entity", entity__isnull=False, project__isnull=True, tag__isnull=True)
+                    | models.Q(target="tag", tag__isnull=False, project__isnull=True, entity__isnull=True)
+                ),
+            )
+        ]
+
+
+class ErasureSubject(models.TextChoices):
+    MEMBER = "member", "a member's memories"
+    ENTITY = "entity", "every memory naming an entity (a data subject)"
+
+
+class ErasureState(models.TextChoices):
+    REQUESTED = "requested", "requested (awaiting confirmation)"
+    DONE = "done", "done"
+    CANCELLED = "cancelled", "cancelled"
+
+
+class Erasure(TenantModel):
+    """A hard erasure, asked for then confirmed; once done, the tombstone that proves it: ids, counts,
+    a hash of what was removed, who and when. It never keeps the content or the subject's name."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    subject = models.CharField(max_length=16, choices=ErasureSubject.choices)
+    member = models.ForeignKey(  # the member whose memories (subject member)
+        "accounts.Member", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    entity_id_erased = models.BigIntegerField(null=True, blank=True)  # the entity's id (subject entity)
+    subject_hash = models.CharField(max_length=64, blank=True, default="")  # sha256 of the entity's key
+    state = models.CharField(max_length=16, choices=ErasureState.choices, default=ErasureState.REQUESTED)
+    reason = models.TextField(blank=True, default="")
+    memory_ids = ArrayField(models.UUIDField(), default=list, blank=True)  # what was erased
+    counts = models.JSONField(default=dict, blank=True)  # rows removed, per table
+    content_hash = models.CharField(max_length=64, blank=True, default="")  # sha256 over the erased rows
+    requested_by = models.ForeignKey(
+        "accounts.Member", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    confirmed_by = models.ForeignKey(
+        "accounts.Member", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
+    done_at = models.DateTimeField(null=True, blank=True)

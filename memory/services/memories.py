@@ -75,6 +75,10 @@ class MemoryDraft:
     entities: list[tuple[str, str]] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     prev: Memory | None = None
+    # Imports only (memory/services/imports.py): the stored creation time of the exported memory, and
+    # the source item's key (memory.ImportedRecord) that makes a re-run create nothing new.
+    created_at: datetime | None = None
+    import_key: str | None = None
 
 
 def _check_limits(draft: MemoryDraft) -> None:
@@ -283,6 +287,7 @@ def memory_create(*, draft: MemoryDraft, tool: str) -> Memory:
         task=draft.task,
         role=draft.role,
         timestamp=draft.timestamp or timezone.now(),
+        **({"created_at": draft.created_at} if draft.created_at is not None else {}),
         summary=v["summary"],
         content=v["content"],
         kind=draft.kind,
