@@ -121,15 +121,29 @@ def _describe(exc: BaseException) -> str:
 
 def enqueue(task: Any, *, enterprise_id: str, **kwargs: Any) -> None:
     """Record a job in the outbox, in the current transaction (of ``enterprise_id``'s tenant context);
-    it is sent once the transaction commits, and again by the sweeper while it is not done."""
+    it is sent once the transaction commits, and again by the sweeper while it is not done.
+
+    ``task`` is the task, or its registered name: a service names the job it records (services never
+    import the task modules, which import the services: no import cycle)."""
     _in_tenant(enterprise_id)
+    task = _task(task)
     _check_arguments(task, enterprise_id, [kwargs])
     jobs_record(task=task.name, kwargs_list=[kwargs])
+
+
+def _task(task: Any) -> Any:
+    """A task given by its name: the registered task (its arguments are checked as any task's)."""
+    if not isinstance(task, str):
+        return task
+    if task not in app.tasks:
+        app.loader.import_default_modules()  # the apps' task modules, as a worker imports them
+    return app.tasks[task]
 
 
 def enqueue_many(task: Any, *, enterprise_id: str, kwargs_list: Iterable[dict[str, Any]]) -> int:
     """``enqueue`` for many jobs of one task, one statement."""
     _in_tenant(enterprise_id)
+    task = _task(task)
     kwargs_list = list(kwargs_list)
     _check_arguments(task, enterprise_id, kwargs_list)
     return len(jobs_record(task=task.name, kwargs_list=kwargs_list))

@@ -196,6 +196,11 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
 # Data lifecycle files (docs/lifecycle.md): exports to download, uploaded imports.
 LIFECYCLE_DIR = Path(env_str("MNEMOS_LIFECYCLE_DIR", str(VAR_DIR / "lifecycle")))
 EXPORT_LINK_SECONDS = env_int("MNEMOS_EXPORT_LINK_SECONDS", 24 * 3600, minimum=60)
+# Lines an export job writes per step (one transaction): its progress a person watches, and what a killed
+# worker redoes (docs/lifecycle.md, "Export").
+EXPORT_CHUNK_LINES = env_int("MNEMOS_EXPORT_CHUNK_LINES", 2000, minimum=1)
+# Items an import job handles in one transaction (memory/services/imports.py): its checkpoint step.
+IMPORT_CHUNK = env_int("MNEMOS_IMPORT_CHUNK", 500, minimum=1)
 BROKER_DIR = Path(env_str("MNEMOS_BROKER_DIR", str(VAR_DIR / "broker")))
 # How long the embedded broker's worker sleeps when it may take nothing. kombu's default, 1 s, held it to
 # a job a second (with acks_late and a prefetch of one it looks again only after the sleep); 0.02 runs

@@ -10,6 +10,8 @@ os.environ.setdefault("MNEMOS_THROWAWAY_DB", "1")
 os.environ.setdefault("MNEMOS_BROKER_DIR", tempfile.mkdtemp(prefix="mnemos-broker-"))
 # Children of the test process (worker, web server) read the same settings.
 os.environ.setdefault("MNEMOS_CELERY_QUEUE", "mnemos-test")
+# Exports and imports (docs/lifecycle.md) write their files in a throwaway folder, shared with the children.
+os.environ.setdefault("MNEMOS_LIFECYCLE_DIR", tempfile.mkdtemp(prefix="mnemos-lifecycle-"))
 
 from config.settings import *  # noqa: F403
 

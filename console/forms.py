@@ -12,7 +12,7 @@ from django.utils import timezone
 from accounts.models import ALL_SCOPES
 from accounts.services.enterprises import PROJECT_PERMISSIONS
 from accounts.services.keys import TOOLSETS
-from memory.models import Layer, Status
+from memory.models import Kind, Layer, Status
 
 PERMISSION_CHOICES = [(name, name) for name in PROJECT_PERMISSIONS]
 
@@ -268,3 +268,120 @@ class GuardReportForm(forms.Form):
         help_text="Secrets in it are redacted before it is kept.",
     )
     note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), label="Note (optional)")
+
+
+# -- the data lifecycle (docs/lifecycle.md, "Console"): the services check what the forms let through --
+
+MAX_UPLOAD_BYTES = 1024**3  # as POST /v1/imports
+UPLOAD_TOO_LARGE = f"The upload exceeds {MAX_UPLOAD_BYTES // 1024**2} MB."
+
+
+def _project_choices(projects: Sequence[Any]) -> list[tuple[str, str]]:
+    return [(p.slug, f"{p.name} ({p.slug})") for p in projects]
+
+
+class ExportRequestForm(forms.Form):
+    scope = forms.ChoiceField(
+        choices=[
+            ("member", "My own memories"),
+            ("project", "One project"),
+            ("enterprise", "The whole enterprise"),
+        ],
+        help_text="A project takes one you may manage; the whole enterprise an owner or admin.",
+    )
+    project = forms.ChoiceField(required=False, help_text="For a project export.")
+    include_vectors = forms.BooleanField(
+        required=False, label="Include vectors", help_text="With the embedding model and dimension."
+    )
+
+    def __init__(self, *args: Any, projects: Sequence[Any] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["project"]).choices = [
+            ("", "— choose a project —"),
+            *_project_choices(projects),
+        ]
+
+
+class ImportUploadForm(forms.Form):
+    file = forms.FileField(
+        help_text="A Mnemos export (.jsonl), a Mem0 export (.json), or a .zip of Markdown/text files."
+    )
+    format = forms.ChoiceField(
+        choices=[
+            ("mnemos", "Mnemos export (JSONL)"),
+            ("mem0", "Mem0 export (JSON)"),
+            ("markdown", "Markdown or text files (.zip, or one file)"),
+        ]
+    )
+    project = forms.ChoiceField(help_text="The project the memories go into (one you may write).")
+    workspace = forms.CharField(
+        required=False, max_length=200, initial="default", label="Folder", help_text="Empty: default."
+    )
+    split_headings = forms.BooleanField(
+        required=False, label="One memory per heading", help_text="Markdown: instead of one per file."
+    )
+
+    def __init__(self, *args: Any, projects: Sequence[Any] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["project"]).choices = _project_choices(projects)
+
+    def clean_workspace(self) -> str:
+        return str(self.cleaned_data.get("workspace") or "").strip() or "default"
+
+    def clean_file(self) -> Any:
+        upload = self.cleaned_data["file"]
+        if upload.size > MAX_UPLOAD_BYTES:
+            raise forms.ValidationError(UPLOAD_TOO_LARGE)
+        return upload
+
+
+class RetentionPolicyForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    project = forms.ChoiceField(required=False, help_text="Empty: every project of the enterprise.")
+    layer = forms.ChoiceField(required=False, choices=[("", "any layer"), *Layer.choices])
+    kind = forms.ChoiceField(required=False, choices=[("", "any kind"), *Kind.choices])
+    max_age_days = forms.IntegerField(
+        min_value=1,
+        max_value=36_500,
+        label="Older than (days)",
+        help_text="Counted from when it was recorded.",
+    )
+    action = forms.ChoiceField(
+        choices=[("forget", "forget (soft)"), ("erase", "erase (hard, a tombstone only)")]
+    )
+
+    def __init__(self, *args: Any, projects: Sequence[Any] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["project"]).choices = [
+            ("", "— every project —"),
+            *_project_choices(projects),
+        ]
+
+
+class HoldCreateForm(forms.Form):
+    target = forms.ChoiceField(choices=[("project", "a project"), ("entity", "an entity"), ("tag", "a tag")])
+    ref = forms.CharField(
+        max_length=300,
+        label="Which",
+        help_text="A project's slug, an entity's name (any spelling), or a tag's path (the tags below it too).",
+    )
+    name = forms.CharField(max_length=200, help_text="E.g. the matter or case it is for.")
+    reason = forms.CharField(required=False, max_length=5000, widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class ErasureRequestForm(forms.Form):
+    subject = forms.ChoiceField(
+        choices=[("entity", "every memory naming an entity"), ("member", "a member's memories")]
+    )
+    entity = forms.CharField(
+        required=False, max_length=300, label="Entity", help_text="Its name, any spelling (a data subject)."
+    )
+    member = forms.ChoiceField(required=False, label="Member")
+    reason = forms.CharField(required=False, max_length=5000, widget=forms.Textarea(attrs={"rows": 2}))
+
+    def __init__(self, *args: Any, members: Sequence[Any] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["member"]).choices = [
+            ("", "— choose a member —"),
+            *[(str(m.pk), m.user.username) for m in members],
+        ]

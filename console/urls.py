@@ -2,7 +2,21 @@ from __future__ import annotations
 
 from django.urls import path
 
-from console.views import home, jobs, keys, memories, oversight, partners, projects, switch
+from console.views import (
+    erasure,
+    exports,
+    holds,
+    home,
+    imports,
+    jobs,
+    keys,
+    memories,
+    oversight,
+    partners,
+    projects,
+    retention,
+    switch,
+)
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -31,6 +45,23 @@ urlpatterns = [
     path("usage/", oversight.usage, name="usage"),
     path("jobs/", jobs.jobs, name="jobs"),
     path("jobs/<str:job_id>/rerun/", jobs.job_rerun_view, name="job_rerun"),
+    path("exports/", exports.exports, name="exports"),
+    path("exports/progress/", exports.exports_progress, name="exports_progress"),
+    path("imports/", imports.imports, name="imports"),
+    path("imports/progress/", imports.imports_progress, name="imports_progress"),
+    path("imports/<str:import_id>/", imports.import_detail, name="import"),
+    path("imports/<str:import_id>/progress/", imports.import_progress, name="import_progress"),
+    path("retention/", retention.retention, name="retention"),
+    path("retention/dry-run/", retention.retention_dry_run, name="retention_dry_run"),
+    path("retention/apply/", retention.retention_apply_now, name="retention_apply"),
+    path("retention/<str:policy_id>/toggle/", retention.retention_toggle, name="retention_toggle"),
+    path("retention/<str:policy_id>/delete/", retention.retention_delete, name="retention_delete"),
+    path("holds/", holds.holds, name="holds"),
+    path("holds/<str:hold_id>/release/", holds.hold_release_view, name="hold_release"),
+    path("erasure/", erasure.erasure, name="erasure"),
+    path("erasure/<str:erasure_id>/", erasure.erasure_detail, name="erasure_detail"),
+    path("erasure/<str:erasure_id>/confirm/", erasure.erasure_confirm_view, name="erasure_confirm"),
+    path("erasure/<str:erasure_id>/cancel/", erasure.erasure_cancel_view, name="erasure_cancel"),
     path("switch/<str:token>", switch.switch, name="switch"),
     path("tools/", switch.tools, name="tools"),
 ]

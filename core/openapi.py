@@ -181,7 +181,8 @@ def _add_seed_route(paths: dict[str, Any], route: str, spec: ToolSpec, component
     """A route the seed names, as "METHOD /v1/tasks/:taskId/... (scope)"."""
     method, path = route.split(" ")[:2]
     method = method.upper()
-    openapi_path = re.sub(r":(\w+)", r"{\1}", path)
+    # A parameter is a whole segment (/:taskId/); a colon inside one is literal (/v1/memories:batch).
+    openapi_path = re.sub(r"(?<=/):(\w+)", r"{\1}", path)
     path_parameters = [
         {
             "name": name,
@@ -189,7 +190,7 @@ def _add_seed_route(paths: dict[str, Any], route: str, spec: ToolSpec, component
             "required": True,
             "schema": PATH_PARAMETER_SCHEMAS.get(name, {"type": "string"}),
         }
-        for name in re.findall(r":(\w+)", path)
+        for name in re.findall(r"(?<=/):(\w+)", path)
     ]
     paths.setdefault(openapi_path, {})[method.lower()] = _tool_operation(
         spec,

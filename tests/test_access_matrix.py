@@ -92,7 +92,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "plain": {p: OK for p in PRINCIPALS} | {"run": NO_TOOL},
     # Partner reads through the link B provides to A: an org-to-org capability for A's readers.
     "partner": {p: OK for p in PRINCIPALS} | {"run": NO_TOOL, "foreign": "principal_not_active"},
-    # A new memory (remember, save_memory) in the key's project / folder.
+    # A new memory (remember, save_memory, save_memories) in the key's project / folder.
     "save": {
         "owner": OK,
         "admin": OK,
@@ -305,6 +305,12 @@ CASES: dict[str, Case] = {
     "save_memory": (
         "save",
         lambda m, t, w: {"summary": f"{w} saved", "content": f"{w} saved", "entities": []},
+    ),
+    "save_memories": (
+        "save",
+        lambda m, t, w: {
+            "items": [{"content": f"{w} batched", "workspace": "default" if t == "out" else "notes"}]
+        },
     ),
     "update_memory": ("change", lambda m, t, w: {"event_id": t, "add_tags": ["matrix/checked"]}),
     "forget": ("change", lambda m, t, w: {"id": t, "reason": "matrix"}),

@@ -27,6 +27,14 @@ access key each, the web server (uvicorn, tests/live.py) and a real Celery worke
    vector), the drain after the last save, and time-to-vector p50/p95. Last, for 30 random memories a
    ``search_memory`` call with the memory's own text must return it with ``vector`` among its channels.
 
+4. Batch writes (``--batches N``, issue 20), after the configs, in the same run and server: first
+   ``--batch-singles`` single saves (``POST /v1/tools/save_memory``, one client, project p1), then N
+   calls of ``--batch-size`` items (``POST /v1/memories:batch``, one client, project p2) of the same
+   kind of item: a ~300-character note (consecutive LoCoMo turns joined), its speakers as entities,
+   two tags, a source_id and a timestamp. Memory Guard is on; the archivist embeds behind (its lag is
+   reported, not waited for unless the configs' watch does). Reported: memories/s of each, per-call
+   p50/p95, CPU ms per memory by process.
+
 A JSON summary goes to bench/out/ingest/ (git-ignored); figures in bench/ingest/RESULTS.md.
 """
 
@@ -79,7 +87,7 @@ class Config:
 
 def parse_configs(raw: str) -> list[Config]:
     out = []
-    for part in raw.split(","):
+    for part in filter(None, (p.strip() for p in raw.split(","))):
         clients, _, projects = part.strip().partition("x")
         out.append(Config(int(clients), int(projects or 1)))
     return out
@@ -95,6 +103,42 @@ def save_arguments(turn: Turn) -> dict[str, Any]:
         "content": turn.text,
         "entities": [{"name": turn.speaker, "type": "person"}],
         "timestamp": turn.timestamp.isoformat(),
+    }
+
+
+NOTE_CHARS = 300
+
+
+def notes(turns: Sequence[Turn], n: int, offset: int) -> list[dict[str, Any]]:
+    """``n`` batch items: consecutive turns joined to ~300 characters, the speakers as entities."""
+    items: list[dict[str, Any]] = []
+    i = offset
+    while len(items) < n:
+        parts: list[Turn] = []
+        while sum(len(t.text) + 1 for t in parts) < NOTE_CHARS:
+            parts.append(turns[i % len(turns)])
+            i += 1
+        speakers = list(dict.fromkeys(t.speaker for t in parts))
+        items.append(
+            {
+                "content": " ".join(t.text for t in parts)[: NOTE_CHARS + 40],
+                "entities": [{"name": name, "type": "person"} for name in speakers],
+                "tags": ["locomo/notes", f"locomo/session-{parts[0].session}"],
+                "source_id": f"locomo/{offset}/{len(items)}",
+                "timestamp": parts[0].timestamp.isoformat(),
+            }
+        )
+    return items
+
+
+def single_arguments(item: dict[str, Any]) -> dict[str, Any]:
+    """The same note through save_memory (summary = its first 500 characters)."""
+    return {
+        "summary": item["content"][:500],
+        "content": item["content"],
+        "entities": item["entities"],
+        "tags": item["tags"],
+        "timestamp": item["timestamp"],
     }
 
 
@@ -462,6 +506,81 @@ def run_config(
     return result
 
 
+def run_batches(
+    base: str,
+    tenant: BenchTenant,
+    turns: Sequence[Turn],
+    *,
+    batches: int,
+    size: int,
+    singles: int,
+    meter: CpuMeter,
+) -> dict[str, Any]:
+    """Single saves, then batches of the same kind of note, one client each, in this server."""
+    api = Api(base)
+    out: dict[str, Any] = {}
+    try:
+        phases = (
+            ("single", tenant.projects["p1"].secret, [[n] for n in notes(turns, singles, 0)]),
+            (
+                "batch",
+                tenant.projects["p2" if "p2" in tenant.projects else "p1"].secret,
+                [notes(turns, size, (b + 1) * 100_000) for b in range(batches)],
+            ),
+        )
+        for phase, secret, calls in phases:
+            latencies: list[float] = []
+            saved = 0
+            cpu_before = meter.read()
+            start = time.perf_counter()
+            for items in calls:
+                if phase == "single":
+                    body, ms = api.tool(secret, "save_memory", single_arguments(items[0]))
+                    saved += 1
+                else:
+                    body, ms = api._send("POST", "/v1/memories:batch", secret, json={"items": items})
+                    statuses = {r["status"] for r in body["results"]}
+                    if statuses != {"created"}:
+                        raise RuntimeError(f"batch: not all created: {statuses}")
+                    saved += len(body["results"])
+                latencies.append(ms)
+            wall_s = time.perf_counter() - start
+            cpu_after = meter.read()
+            cpu_ms = {k: (cpu_after[k] - cpu_before[k]) * 1000 / max(1, saved) for k in cpu_after}
+            out[phase] = {
+                "calls": len(calls),
+                "memories": saved,
+                "wall_s": wall_s,
+                "memories_per_s": saved / wall_s,
+                "call_latency_ms": latency_summary(latencies),
+                "cpu_ms_per_memory": cpu_ms,
+                # What two cores of their own would allow the server, the database and the worker.
+                "two_core_bound_per_s": 2000
+                / max(1e-9, sum(v for k, v in cpu_ms.items() if k in ("web", "postgres", "worker"))),
+            }
+            print(
+                f"  {phase}: {saved} memories in {len(calls)} calls, {wall_s:.1f} s = "
+                f"{saved / wall_s:.1f} memories/s; call {fmt_ms(latency_summary(latencies))}; CPU ms per memory "
+                + ", ".join(f"{k} {v:.2f}" for k, v in cpu_ms.items())
+                + f" (two-core bound {out[phase]['two_core_bound_per_s']:.0f}/s); load {load_avg():.1f}",
+                flush=True,
+            )
+    finally:
+        api.close()
+    out["speedup"] = out["batch"]["memories_per_s"] / out["single"]["memories_per_s"]
+    from core.tenancy import tenant_context
+    from memory.models import Memory
+
+    with tenant_context(enterprise_id=tenant.enterprise_id, door="bench"):
+        out["waiting_for_the_archivist_after"] = Memory.objects.filter(embedding__isnull=True).count()
+    print(
+        f"  batch / single: {out['speedup']:.1f}x; memories still without a vector: "
+        f"{out['waiting_for_the_archivist_after']}",
+        flush=True,
+    )
+    return out
+
+
 def vector_channel_check(base: str, tenant: BenchTenant, sample: int, seed: int) -> dict[str, Any]:
     """Memories, searched with their own text, come back from the vector channel."""
     from core.tenancy import tenant_context
@@ -503,6 +622,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="MNEMOS_DB_POOL for the web server: its connection pool's size (0: a connection per request)",
     )
     parser.add_argument("--no-worker", action="store_true", help="saves only, no archivist")
+    parser.add_argument("--batches", type=int, default=0, help="batch calls after the configs (0: none)")
+    parser.add_argument("--batch-size", type=int, default=500, help="items per batch call (default 500)")
+    parser.add_argument(
+        "--batch-singles", type=int, default=1000, help="single saves measured beside the batches"
+    )
     parser.add_argument("--profile", type=int, default=200, help="in-process saves profiled (0: none)")
     parser.add_argument("--vector-timeout", type=float, default=900.0)
     parser.add_argument("--check", type=int, default=30, help="memories checked in the vector channel")
@@ -522,7 +646,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     setup_django()
     db_s = prepare_database()
     make_plan()
-    projects = max([c.projects for c in configs] + [1])
+    projects = max([c.projects for c in configs] + [2 if args.batches else 1])
     tenant = build_tenant(
         slug=f"ingest-{uuid.uuid4().hex[:6]}",
         project_slugs=[f"p{i + 1}" for i in range(projects)] + ["profile"],
@@ -594,6 +718,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             offset += args.saves
             summary["configs"][f"{config.clients}x{config.projects}"] = result
+            write_summary(summary)
+        if args.batches:
+            print(
+                f"batch writes: {args.batches} x {args.batch_size} beside {args.batch_singles} single saves"
+            )
+            summary["batch"] = run_batches(
+                base,
+                tenant,
+                turns,
+                batches=args.batches,
+                size=args.batch_size,
+                singles=args.batch_singles,
+                meter=meter,
+            )
             write_summary(summary)
         if watch is not None:
             watch.stop.set()

@@ -1,6 +1,11 @@
-"""forget: a soft delete. Gone from every read, kept for the audit trail; summaries flagged."""
+"""forget: a soft delete. Gone from every read, kept for the audit trail; summaries flagged.
+
+A memory under a legal hold (memory.services.holds) is not forgotten: the refusal names the hold.
+"""
 
 from __future__ import annotations
+
+import uuid
 
 from django.utils import timezone
 
@@ -8,6 +13,7 @@ from accounts import access
 from accounts.models import AccessKey, Member
 from accounts.services.audit import audit_record
 from memory.models import Memory, Status
+from memory.services.holds import hold_check
 
 
 def memory_forget(
@@ -18,6 +24,8 @@ def memory_forget(
     The access policy decides (the member's write grant on the project now, a folder-bound key's folder).
     """
     access.place_write_check(member=member, key=key, project=memory.project, workspace_id=memory.workspace_id)
+    if memory.forgotten_at is None:
+        hold_check(memories=[memory.pk], action="forget")
     derived = list(
         Memory.objects.filter(derived_from__contains=[memory.pk], forgotten_at__isnull=True).values_list(
             "pk", flat=True
@@ -34,3 +42,19 @@ def memory_forget(
             details={"reason": reason[:500], "derived_flagged": [str(d) for d in derived]},
         )
     return sorted(str(d) for d in derived)
+
+
+def memories_forget_many(*, memory_ids: list[uuid.UUID]) -> tuple[int, int]:
+    """Forget many memories at once, as ``memory_forget`` forgets one (status, time, derived summaries
+    flagged), for retention: the caller checked the holds and audits the batch. Returns (forgotten,
+    flagged); memories forgotten already are left as they are."""
+    now = timezone.now()
+    forgotten = Memory.objects.filter(pk__in=memory_ids, forgotten_at__isnull=True).update(
+        forgotten_at=now, status=Status.FORGOTTEN
+    )
+    flagged = (
+        Memory.objects.filter(derived_from__overlap=list(memory_ids), forgotten_at__isnull=True)
+        .exclude(source_forgotten=True)
+        .update(source_forgotten=True)
+    )
+    return forgotten, flagged

@@ -34,8 +34,13 @@ class GuardRejected(Unprocessable):
         self.decided_by, self.score = decided_by, score
 
     def record_after_rollback(self) -> None:
+        self.event().save(force_insert=True)
+
+    def event(self) -> GuardEvent:
+        """The rejection's guard event, unsaved (a batch writes its rejections with one insert)."""
         ctx = current_tenant()
-        GuardEvent.objects.create(
+        return GuardEvent(
+            enterprise_id=ctx.enterprise_id,  # type: ignore[misc]  # a write runs in a tenant's context
             action="reject",
             access_key=ctx.access_key,
             tool=self.tool,
@@ -60,14 +65,19 @@ class Scanned:
         return sorted({r["rule"] for r in self.redactions})
 
 
-def guard_fields(fields: dict[str, str | None], *, tool: str) -> Scanned:
+def guard_fields(
+    fields: dict[str, str | None], *, tool: str, checked: dict[str, GuardResult] | None = None
+) -> Scanned:
     """Scan each named text; refuse poisoning in any of them; redact secrets in all of them.
 
-    The learned detector rejects at the enterprise's own threshold (read from what the door loaded)."""
+    The learned detector rejects at the enterprise's own threshold (read from what the door loaded).
+    ``checked``: the verdicts already reached in this transaction (a batch shares one across its items,
+    where the same entity names, types, tags and labels recur)."""
     scanned = Scanned(values={})
     threshold = guard_model_threshold() if any(fields.values()) else None
     # A text given in two fields (a summary that is the content) is checked once: the guard is pure.
-    checked: dict[str, GuardResult] = {}
+    if checked is None:
+        checked = {}
     for name, text in fields.items():
         if not text:
             scanned.values[name] = text or ""
@@ -92,13 +102,22 @@ def guard_fields(fields: dict[str, str | None], *, tool: str) -> Scanned:
 
 
 def guard_record_redactions(*, memory_id: object, scanned: Scanned, tool: str) -> None:
-    if scanned.redactions:
-        ctx = current_tenant()
-        GuardEvent.objects.create(
-            action="redact",
-            memory_id=memory_id,
-            access_key=ctx.access_key,
-            tool=tool,
-            rules=scanned.rules,
-            rules_version=RULES_VERSION,
-        )
+    event = guard_redaction_event(memory_id=memory_id, scanned=scanned, tool=tool)
+    if event is not None:
+        event.save(force_insert=True)
+
+
+def guard_redaction_event(*, memory_id: Any, scanned: Scanned, tool: str) -> GuardEvent | None:
+    """The redaction event of a stored memory, unsaved; None when nothing was redacted."""
+    if not scanned.redactions:
+        return None
+    ctx = current_tenant()
+    return GuardEvent(
+        enterprise_id=ctx.enterprise_id,  # type: ignore[misc]  # a write runs in a tenant's context
+        action="redact",
+        memory_id=memory_id,
+        access_key=ctx.access_key,
+        tool=tool,
+        rules=scanned.rules,
+        rules_version=RULES_VERSION,
+    )

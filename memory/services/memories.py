@@ -17,7 +17,7 @@ from accounts.services.audit import audit_record
 from accounts.tasks import enqueue
 from core.errors import LimitExceeded, Unprocessable
 from core.tenancy import TenantContextMissing, current_tenant
-from memory.guard import RULES_VERSION
+from memory.guard import RULES_VERSION, GuardResult
 from memory.models import (
     ArchivistWake,
     Entity,
@@ -32,7 +32,6 @@ from memory.models import (
 from memory.selectors.visibility import memories_reachable
 from memory.services.guarding import Scanned, guard_fields, guard_record_redactions
 from memory.services.locks import project_write_lock
-from memory.tasks import archivist_drain
 from memory.text import fold
 
 PROJECT_LIMIT = "project memory limit exceeded"
@@ -231,7 +230,8 @@ def link_tags(memory: Memory, paths: list[str]) -> list[Tag]:
     return tags
 
 
-def _scan(draft: MemoryDraft, tool: str) -> Scanned:
+def draft_scan(draft: MemoryDraft, tool: str, checked: dict[str, GuardResult] | None = None) -> Scanned:
+    """Memory Guard over every text of the draft (refuses poisoning, redacts secrets): pure CPU."""
     fields: dict[str, str | None] = {
         "content": draft.content,
         "summary": draft.summary,
@@ -251,7 +251,7 @@ def _scan(draft: MemoryDraft, tool: str) -> Scanned:
         value = (draft.origin or {}).get(part)
         if isinstance(value, str):
             fields[f"source.{part}"] = value
-    return guard_fields(fields, tool=tool)
+    return guard_fields(fields, tool=tool, checked=checked)
 
 
 def memory_create(*, draft: MemoryDraft, tool: str) -> Memory:
@@ -264,20 +264,35 @@ def memory_create(*, draft: MemoryDraft, tool: str) -> Memory:
         project=draft.project,
         workspace_id=draft.workspace.pk,
     )
-    scanned = _scan(draft, tool)
-    v = scanned.values
+    scanned = draft_scan(draft, tool)
     project_write_lock(project_id=draft.project.pk)
     _check_limits(draft)
     fact_version = None
     if draft.fact_key:
-        latest = Memory.objects.filter(project=draft.project, fact_key=v["fact_key"]).aggregate(
+        latest = Memory.objects.filter(project=draft.project, fact_key=scanned.values["fact_key"]).aggregate(
             n=Max("fact_version")
         )
         fact_version = (latest["n"] or 0) + 1
+    memory = memory_build(draft=draft, scanned=scanned, fact_version=fact_version)
+    memory.save(force_insert=True)
+    memory._linked_entities = link_entities(memory, scanned_entities(draft, scanned))  # type: ignore[attr-defined]
+    memory._linked_tags = link_tags(memory, scanned_tags(draft, scanned))  # type: ignore[attr-defined]
+    if draft.prev is not None:
+        MemoryLink.objects.create(enterprise_id=memory.enterprise_id, kind="next", src=draft.prev, dst=memory)
+    guard_record_redactions(memory_id=memory.pk, scanned=scanned, tool=tool)
+    audit_record(action="memory.create", target=memory, details=memory_audit_details(draft, scanned, tool))
+    archivist_wake(project=draft.project)
+    return memory
+
+
+def memory_build(*, draft: MemoryDraft, scanned: Scanned, fact_version: int | None) -> Memory:
+    """The row a draft becomes, unsaved, with the guard's values (``memory_create`` saves one,
+    ``memory_create_many`` inserts many at once)."""
+    v = scanned.values
     origin = dict(draft.origin) if draft.origin else None
     if origin:
         origin.update({k: v[f"source.{k}"] for k in ("provider", "address", "version") if f"source.{k}" in v})
-    memory = Memory.objects.create(
+    return Memory(
         enterprise_id=draft.project.enterprise_id,
         project=draft.project,
         workspace=draft.workspace,
@@ -310,25 +325,28 @@ def memory_create(*, draft: MemoryDraft, tool: str) -> Memory:
         guard_version=RULES_VERSION,
         archivist_waiting=True,
     )
-    entities = [(v[f"entities[{i}].name"], v[f"entities[{i}].type"]) for i in range(len(draft.entities))]
-    memory._linked_entities = link_entities(memory, entities)  # type: ignore[attr-defined]
-    memory._linked_tags = link_tags(memory, [v[f"tags[{i}]"] for i in range(len(draft.tags))])  # type: ignore[attr-defined]
-    if draft.prev is not None:
-        MemoryLink.objects.create(enterprise_id=memory.enterprise_id, kind="next", src=draft.prev, dst=memory)
-    guard_record_redactions(memory_id=memory.pk, scanned=scanned, tool=tool)
-    audit_record(
-        action="memory.create",
-        target=memory,
-        details={
-            "tool": tool,
-            "project": str(draft.project.pk),
-            "workspace": draft.workspace.name,
-            "layer": draft.layer,
-            "redactions": scanned.rules,
-        },
-    )
-    archivist_wake(project=draft.project)
-    return memory
+
+
+def scanned_entities(draft: MemoryDraft, scanned: Scanned) -> list[tuple[str, str]]:
+    """The draft's entities as the guard left them."""
+    v = scanned.values
+    return [(v[f"entities[{i}].name"], v[f"entities[{i}].type"]) for i in range(len(draft.entities))]
+
+
+def scanned_tags(draft: MemoryDraft, scanned: Scanned) -> list[str]:
+    """The draft's tag paths as the guard left them."""
+    return [scanned.values[f"tags[{i}]"] for i in range(len(draft.tags))]
+
+
+def memory_audit_details(draft: MemoryDraft, scanned: Scanned, tool: str) -> dict[str, Any]:
+    """What the ``memory.create`` audit event says about a new memory."""
+    return {
+        "tool": tool,
+        "project": str(draft.project.pk),
+        "workspace": draft.workspace.name,
+        "layer": draft.layer,
+        "redactions": scanned.rules,
+    }
 
 
 # A drain pending longer than this is taken for lost (its message never reached a worker: a broker
@@ -357,5 +375,7 @@ def archivist_wake(*, project: Project) -> bool:
         )
         woke = cursor.fetchone() is not None
     if woke:
-        enqueue(archivist_drain, enterprise_id=str(project.enterprise_id), project_id=str(project.pk))
+        enqueue(
+            "memory.archivist_drain", enterprise_id=str(project.enterprise_id), project_id=str(project.pk)
+        )
     return woke

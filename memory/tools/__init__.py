@@ -1,3 +1,3 @@
 """Memory tools, one module per dialect; importing this package registers them all."""
 
-from memory.tools import ask, graph, read, remember, save, sql, train, update  # noqa: F401
+from memory.tools import ask, batch, graph, read, remember, save, sql, train, update  # noqa: F401

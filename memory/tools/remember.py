@@ -104,7 +104,8 @@ class RememberOut(Closed):
     created_at: str = Field(description="Creation time, ISO 8601 (UTC).")
 
 
-def _validate(args: RememberIn) -> None:
+def remember_validate(args: RememberIn) -> None:
+    """remember's own refusals of an argument, with the seed's texts (save_memories checks each item with them)."""
     if not args.content.strip():
         raise Unprocessable(CONTENT_EMPTY, code="content_empty")
     if len(args.content) > MAX_CONTENT:
@@ -118,7 +119,7 @@ def _validate(args: RememberIn) -> None:
 
 
 def remember(call: ToolCall, args: RememberIn) -> RememberOut:
-    _validate(args)
+    remember_validate(args)
     explicit = args.workspace if "workspace" in args.model_fields_set else None
     workspace = key_workspace(call, explicit)
 

@@ -234,7 +234,7 @@ def tag_tree(limit: int = 300) -> list[TagNode]:
     return roots
 
 
-def _parse_timestamp(raw: str | None) -> datetime | None:
+def timestamp_parse(raw: str | None) -> datetime | None:
     if raw is None:
         return None
     try:
@@ -288,7 +288,7 @@ def save_memory(call: ToolCall, args: SaveMemoryIn) -> SaveMemoryOut:
                 "or set allow_truncation_marker to true when the marker is part of what is being recorded.",
                 code="truncation_marker_detected",
             )
-    timestamp = _parse_timestamp(args.timestamp)
+    timestamp = timestamp_parse(args.timestamp)
     key = call.access_key
     project = project_active_target(key=key)
     if args.assert_project is not None and args.assert_project not in (project.slug, project.name):

@@ -41,6 +41,17 @@ PAGES: dict[str, tuple[str, dict[str, tuple[int, int]]]] = {
     "usage": _page("/console/usage/", 4, 6, 4),
     "tools": _page("/console/tools/", 0, 0, 0),
     "jobs": _page("/console/jobs/", 2, MEMBER_403, 2),
+    # The data lifecycle (tests/console/test_lifecycle_pages.py has their changes and their rows).
+    # exports, imports: the list, and the projects the form offers (a member's take the access policy's reads).
+    "exports": _page("/console/exports/", 2, 4, 2),
+    "exports_progress": _page("/console/exports/progress/", 1, 1, 1),
+    "imports": _page("/console/imports/", 2, 4, 1),
+    "imports_progress": _page("/console/imports/progress/", 1, 1, 1),
+    # 3: the policies, a pending run, the form's projects; the dry run adds the enabled ones and the holds.
+    "retention": _page("/console/retention/", 3, MEMBER_403, 2),
+    "retention_dry_run": _page("/console/retention/dry-run/", 5, MEMBER_403, 4),
+    "holds": _page("/console/holds/", 1, MEMBER_403, 1),
+    "erasure": _page("/console/erasure/", 2, MEMBER_403, 1),
 }
 
 

@@ -29,7 +29,15 @@ DRF_ROUTES = {
     ("post", "/v1/guard/reports"): DOOR | {"201", "403", "404", "409", "413", "415"},
     ("post", "/v1/tasks/{task_id}/runs"): DOOR | {"201", "403", "404"},
     ("post", "/v1/tasks/{task_id}/runs/{run_id}/finish"): DOOR | {"200", "403", "404", "409", "413", "415"},
+    ("get", "/v1/exports"): DOOR | {"200", "403"},
+    ("post", "/v1/exports"): DOOR | {"202", "403", "404", "413", "415"},
+    ("get", "/v1/exports/{export_id}"): DOOR | {"200", "403", "404"},
+    ("get", "/v1/imports"): DOOR | {"200", "403"},
+    ("post", "/v1/imports"): DOOR | {"202", "403", "404", "409", "413", "415"},
+    ("get", "/v1/imports/{import_id}"): DOOR | {"200", "403", "404"},
 }
+# Tool routes that are not under /v1/tools/ nor a task's /memory/ (a tool's own api_routes).
+TOOL_ROUTES = {"/v1/memories:batch"}
 READ_TOOL = {"200", "400", "401", "403", "404", "413", "422", "429", "503"}
 WRITE_TOOL = READ_TOOL | {"409"}
 
@@ -87,7 +95,7 @@ def test_every_drf_route_lists_what_its_door_and_view_answer(document):
     documented = {
         (method, path): set(operation["responses"])
         for method, path, operation in _operations(document)
-        if not path.startswith("/v1/tools/") and "/memory/" not in path
+        if not path.startswith("/v1/tools/") and "/memory/" not in path and path not in TOOL_ROUTES
     }
     assert documented == DRF_ROUTES
 
@@ -124,6 +132,10 @@ def test_the_seed_routes_take_task_ids_and_query_arguments(document):
     train = document["paths"]["/v1/tasks/{taskId}/memory/train"]["post"]
     assert set(train["responses"]) == WRITE_TOOL
     assert train["requestBody"] == document["paths"]["/v1/tools/memory.train"]["post"]["requestBody"]
+    batch = document["paths"]["/v1/memories:batch"]["post"]
+    assert set(batch["responses"]) == WRITE_TOOL
+    assert batch["requestBody"] == document["paths"]["/v1/tools/save_memories"]["post"]["requestBody"]
+    assert "X-Idempotency-Key" in {p["name"] for p in batch["parameters"]}
 
 
 class _Nested(BaseModel):
