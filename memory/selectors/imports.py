@@ -6,26 +6,17 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from accounts import access
 from accounts.models import Member
-from core.errors import NotFound
 from memory.models import DataImport
+from memory.selectors.transfers import transfer_get, transfers_visible
 
 
 def imports_visible(*, member: Member) -> QuerySet[DataImport]:
-    """Owners, admins and auditors see every import of the enterprise; anyone else the imports they asked for."""
-    imports = DataImport.objects.select_related("project").order_by("-created_at", "-pk")
-    if access.member_sees_every_project(member):
-        return imports
-    return imports.filter(requested_by=member)
+    return transfers_visible(DataImport, member=member)
 
 
 def import_get(*, member: Member, import_id: Any) -> DataImport:
-    """One import this member sees; another's (or another enterprise's) is not found, as a missing one."""
-    found = imports_visible(member=member).filter(pk=import_id).first()
-    if found is None:
-        raise NotFound("import not found", code="not_found")
-    return found
+    return transfer_get(DataImport, member=member, pk=import_id, noun="import")
 
 
 def import_describe(data_import: DataImport) -> dict[str, Any]:

@@ -33,7 +33,6 @@ from accounts import access
 from accounts.models import AuditEvent, Project
 from accounts.services.audit import audit_event_build
 from core.errors import LimitExceeded, MnemosError
-from memory.guard import GuardResult
 from memory.models import (
     GuardEvent,
     ImportedRecord,
@@ -43,7 +42,7 @@ from memory.models import (
     MemoryLink,
     MemoryTag,
 )
-from memory.services.guarding import GuardRejected, Scanned, guard_redaction_event
+from memory.services.guarding import GuardMemo, GuardRejected, Scanned, guard_redaction_event
 from memory.services.locks import project_write_lock
 from memory.services.memories import (
     MemoryDraft,
@@ -188,7 +187,7 @@ def _create(valid: list[tuple[int, MemoryDraft]], tool: str, results: dict[int, 
     # An item that repeats an earlier one of this batch: the earlier one's index (it names its memory).
     repeats: dict[int, int] = {}
     first_by_import: dict[str, int] = {}
-    verdicts: dict[str, GuardResult] = {}  # the guard is pure: a text seen in the batch is checked once
+    memo = GuardMemo()  # the threshold read once, and a text seen in the batch checked once
     for index, draft in valid:
         if draft.import_key and draft.import_key in imported:
             results[index] = ItemResult(index=index, status="duplicate", id=imported[draft.import_key])
@@ -197,7 +196,7 @@ def _create(valid: list[tuple[int, MemoryDraft]], tool: str, results: dict[int, 
             repeats[index] = first_by_import[draft.import_key]
             continue
         try:
-            scan = draft_scan(draft, tool, verdicts)
+            scan = draft_scan(draft, tool, memo)
         except GuardRejected as exc:
             rejections.append(exc.event())
             results[index] = ItemResult(index=index, status="rejected", error=str(exc), code=exc.code)

@@ -65,19 +65,31 @@ class Scanned:
         return sorted({r["rule"] for r in self.redactions})
 
 
-def guard_fields(
-    fields: dict[str, str | None], *, tool: str, checked: dict[str, GuardResult] | None = None
-) -> Scanned:
+@dataclass
+class GuardMemo:
+    """What a batch's items share while they are scanned: the enterprise's threshold (read once: in a
+    job no door has loaded the enterprise, and each read is a query) and the verdicts already reached
+    (the guard is pure, and entity names, types, tags and labels recur across items)."""
+
+    verdicts: dict[str, GuardResult] = field(default_factory=dict)
+    _threshold: list[float | None] = field(default_factory=list)
+
+    def threshold(self) -> float | None:
+        if not self._threshold:
+            self._threshold.append(guard_model_threshold())
+        return self._threshold[0]
+
+
+def guard_fields(fields: dict[str, str | None], *, tool: str, memo: GuardMemo | None = None) -> Scanned:
     """Scan each named text; refuse poisoning in any of them; redact secrets in all of them.
 
     The learned detector rejects at the enterprise's own threshold (read from what the door loaded).
-    ``checked``: the verdicts already reached in this transaction (a batch shares one across its items,
-    where the same entity names, types, tags and labels recur)."""
+    ``memo``: what a batch shares across its items (``GuardMemo``)."""
     scanned = Scanned(values={})
-    threshold = guard_model_threshold() if any(fields.values()) else None
     # A text given in two fields (a summary that is the content) is checked once: the guard is pure.
-    if checked is None:
-        checked = {}
+    memo = memo if memo is not None else GuardMemo()
+    checked = memo.verdicts
+    threshold = memo.threshold() if any(fields.values()) else None
     for name, text in fields.items():
         if not text:
             scanned.values[name] = text or ""

@@ -17,7 +17,7 @@ from accounts.services.audit import audit_record
 from accounts.tasks import enqueue
 from core.errors import LimitExceeded, Unprocessable
 from core.tenancy import TenantContextMissing, current_tenant
-from memory.guard import RULES_VERSION, GuardResult
+from memory.guard import RULES_VERSION
 from memory.models import (
     ArchivistWake,
     Entity,
@@ -30,7 +30,7 @@ from memory.models import (
     Task,
 )
 from memory.selectors.visibility import memories_reachable
-from memory.services.guarding import Scanned, guard_fields, guard_record_redactions
+from memory.services.guarding import GuardMemo, Scanned, guard_fields, guard_record_redactions
 from memory.services.locks import project_write_lock
 from memory.text import fold
 
@@ -230,7 +230,7 @@ def link_tags(memory: Memory, paths: list[str]) -> list[Tag]:
     return tags
 
 
-def draft_scan(draft: MemoryDraft, tool: str, checked: dict[str, GuardResult] | None = None) -> Scanned:
+def draft_scan(draft: MemoryDraft, tool: str, memo: GuardMemo | None = None) -> Scanned:
     """Memory Guard over every text of the draft (refuses poisoning, redacts secrets): pure CPU."""
     fields: dict[str, str | None] = {
         "content": draft.content,
@@ -251,7 +251,7 @@ def draft_scan(draft: MemoryDraft, tool: str, checked: dict[str, GuardResult] | 
         value = (draft.origin or {}).get(part)
         if isinstance(value, str):
             fields[f"source.{part}"] = value
-    return guard_fields(fields, tool=tool, checked=checked)
+    return guard_fields(fields, tool=tool, memo=memo)
 
 
 def memory_create(*, draft: MemoryDraft, tool: str) -> Memory:

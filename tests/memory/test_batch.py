@@ -9,11 +9,12 @@ import uuid
 
 import httpx2
 import pytest
-from django.db import DataError, transaction
+from django.db import DataError, connection, transaction
+from django.test.utils import CaptureQueriesContext
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from accounts.models import AccessKey, AuditEvent, Plan
+from accounts.models import AccessKey, AuditEvent, Enterprise, Plan
 from accounts.services.keys import access_key_create, access_key_digest
 from accounts.services.workspaces import workspace_get_or_create
 from core.tenancy import tenant_context
@@ -454,6 +455,19 @@ def test_nothing_is_half_written_when_the_database_errors(world):
         assert not Memory.objects.exists()
         assert not AuditEvent.objects.filter(action="memory.create").exists()
         assert not MemoryEntity.objects.exists() and not MemoryTag.objects.exists()
+
+
+def test_a_batch_in_a_job_reads_the_guards_threshold_once(world):
+    """In a job no door has loaded the enterprise: the learned detector's threshold is read once
+    for the batch, not once an item (GuardMemo)."""
+    with tenant_context(enterprise_id=world.a.enterprise.pk, door="celery"):
+        drafts = _drafts(world, [f"note {n} about the deploy pipeline" for n in range(20)])
+        with CaptureQueriesContext(connection) as queries:
+            results = memory_create_many(drafts=drafts, tool="import")
+    assert [r.status for r in results] == ["created"] * 20
+    enterprise_table = Enterprise._meta.db_table
+    reads = [q["sql"] for q in queries if f'FROM "{enterprise_table}"' in q["sql"]]
+    assert len(reads) == 1, reads
 
 
 def test_import_keys_make_a_re_run_create_nothing_new(world):

@@ -315,8 +315,21 @@ def live_db(django_db_blocker):
         yield
 
 
+@pytest.fixture
+def resume_folder_cleared(committed_world, live_db):
+    """The committed world is shared by the live tests of other modules: what this import writes
+    (folder "resume" of beta) is removed afterwards, passed or failed."""
+    yield
+    tenant = committed_world.a
+    with tenant_context(enterprise_id=tenant.enterprise.pk, door="test"):
+        Memory.objects.filter(project=tenant.other_project, workspace__name="resume").delete()
+        DataImport.objects.filter(workspace="resume").delete()
+
+
 @pytest.mark.live
-def test_a_killed_worker_resumes_the_import_without_duplicates(committed_world, live_db, tmp_path, settings):
+def test_a_killed_worker_resumes_the_import_without_duplicates(
+    committed_world, live_db, resume_folder_cleared, tmp_path, settings
+):
     world = committed_world
     settings.LIFECYCLE_DIR = tmp_path / "shared-lifecycle"
     items = [
@@ -353,6 +366,9 @@ def test_a_killed_worker_resumes_the_import_without_duplicates(committed_world, 
         wait_for(lambda: progress().state == "done", timeout=240, interval=1, what="the import to finish")
     done = progress()
     assert (done.position, done.created + done.duplicates, done.errors, done.rejected) == (1200, 1200, 0, 0)
+    # the import's copy of its source is deleted once it ends (no copy outlives an erasure)
+    folder = settings.LIFECYCLE_DIR / "imports" / str(data_import.pk)
+    wait_for(lambda: not folder.exists(), timeout=10, what="the import's folder to be deleted")
     with tenant_context(enterprise_id=tenant.enterprise.pk, door="test"):
         imported = Memory.objects.filter(project=tenant.other_project, workspace__name="resume")
         assert imported.count() == 1200
