@@ -35,6 +35,11 @@ DIMENSIONS = 1 << 18
 WINDOW = 64
 STRIDE = 32
 MAX_TOKENS = 2048  # a longer text is scored on its first 2,048 tokens and its last 2,048 (the rules read all)
+# The model abstains (scores 0.0) on a text of fewer words (tokens of letters only) than this: an
+# instruction to a reader takes words, and a lone hash, id, name or tag would be scored by one hashed
+# feature, whatever attack word shares its bucket (a 16-hex-digit hash scored 0.96). The rules still
+# read such texts.
+MIN_WORDS = 3
 
 _TOKEN = re.compile(r"[^\W_]+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
@@ -91,11 +96,13 @@ def window_features(ids: list[tuple[int, int]], start: int, end: int) -> list[in
 
 
 def window_score(weights: Any, bias: float, text: str) -> float:
-    """sigmoid(the highest window's bias + Σ weights / √features); 0.0 for a text without words. The one
+    """sigmoid(the highest window's bias + Σ weights / √features); 0.0 for a text of fewer than
+    ``MIN_WORDS`` words. The one
     scoring, for the shipped model and for training's validation (bench/guard/train.py)."""
-    ids = feature_ids(tokens(text))
-    if not ids:
+    words = tokens(text)
+    if sum(1 for word in words if word.isalpha()) < MIN_WORDS:
         return 0.0
+    ids = feature_ids(words)
     best = -math.inf
     for start, end in windows(len(ids)):
         feats = window_features(ids, start, end)

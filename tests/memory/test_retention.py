@@ -304,3 +304,71 @@ def test_a_real_worker_runs_a_chain_of_batches_and_the_sweep(committed_world, li
         with tenant_context(enterprise_id=enterprise, door="test"):
             for policy in policies:
                 retention_policy_delete(member=member, policy_id=policy.pk)
+
+
+@pytest.mark.live
+def test_a_killed_worker_leaves_the_run_to_resume_with_nothing_twice(committed_world, live_db):
+    """The fault: the worker is killed (SIGKILL) in the middle of a run of batches of two; the next
+    batch's outbox row is still pending, and a new worker (with beat's sweeper) finishes the run:
+    every memory forgotten once, the batches' audited counts adding up to exactly the memories."""
+    import os
+    import signal
+
+    from core.dispatch import tool_dispatch
+    from tests.live import worker_process
+
+    world = committed_world
+    _, secret = world.alice.keys[world.a.enterprise.slug]
+    member = world.alice.members[world.a.enterprise.slug]
+    enterprise = world.a.enterprise.pk
+    workspace = f"retention-kill-{uuid.uuid4().hex[:6]}"
+    policies: list[RetentionPolicy] = []
+    env = {"MNEMOS_JOBS_SWEEP_SECONDS": "1", "MNEMOS_JOBS_STALE_SECONDS": "1"}
+
+    def gone(ids: list[str]) -> int:
+        with tenant_context(enterprise_id=enterprise, door="test"):
+            return Memory.objects.filter(pk__in=ids, forgotten_at__isnull=False).count()
+
+    try:
+        ids = []
+        for i in range(120):
+            outcome = tool_dispatch(
+                secret=secret,
+                name="remember",
+                arguments={"content": f"Retention fault step {i}.", "workspace": workspace},
+                surface="rest",
+            )
+            assert outcome.ok, outcome.error
+            ids.append(outcome.output["id"])
+        with tenant_context(enterprise_id=enterprise, door="test"):
+            Memory.objects.filter(pk__in=ids).update(
+                created_at=timezone.now() - timedelta(days=400), kind="preference"
+            )
+            policy = retention_policy_create(
+                member=member, name="fault preferences", kind="preference", max_age_days=365
+            )
+            policies.append(policy)
+            assert retention_run_request(member=member, batch_size=2) is True
+        with worker_process(env=env) as (_, process):
+            wait_for(lambda: gone(ids) >= 4, timeout=120, interval=0.002, what="the first batches")
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        killed_at = gone(ids)
+        assert killed_at < len(ids), "the run finished before the worker could be killed"
+        with tenant_context(enterprise_id=enterprise, door="test"):
+            assert Job.objects.filter(task="memory.retention_apply").exists()  # the next batch waits
+        with worker_process(env=env, beat=True):
+            wait_for(lambda: gone(ids) == len(ids), timeout=180, interval=0.2, what="the run to resume")
+            wait_for(lambda: not _retention_jobs(enterprise), timeout=60, what="the run's last job to finish")
+        with tenant_context(enterprise_id=enterprise, door="test"):
+            events = AuditEvent.objects.filter(action="retention.forget", target_id=str(policy.pk))
+            assert sum(e.details["forgotten"] for e in events) == len(ids)
+    finally:
+        with tenant_context(enterprise_id=enterprise, door="test"):
+            for policy in policies:
+                retention_policy_delete(member=member, policy_id=policy.pk)
+
+
+def _retention_jobs(enterprise) -> bool:
+    with tenant_context(enterprise_id=enterprise, door="test"):
+        return Job.objects.filter(task="memory.retention_apply").exists()
