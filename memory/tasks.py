@@ -22,7 +22,7 @@ from memory.services.retention import (
     RETENTION_BATCH,
     retention_apply,
     retention_enterprise_ids,
-    retention_run_pending,
+    retention_run_start,
 )
 
 
@@ -75,7 +75,6 @@ def embedding_reindex_task(*, enterprise_id: str) -> dict[str, int]:
 def export_step_task(*, enterprise_id: str, export_id: str) -> bool:
     """One chunk of an export (``export_step``); the next step is recorded in this job's transaction,
     with the chunk's committed size, so a killed worker's redelivery resumes from it."""
-    from accounts.tasks import enqueue
     from memory.services.export_writer import export_step
 
     more = export_step(export_id=export_id)
@@ -111,9 +110,7 @@ def retention_sweep() -> int:
     started = 0
     for enterprise_id in enterprise_ids:
         with tenant_context(enterprise_id=enterprise_id, door="celery"):
-            if not retention_run_pending():
-                enqueue(retention_apply_task, enterprise_id=enterprise_id, run_started=run)
-                started += 1
+            started += retention_run_start(run_started=run)
     return started
 
 

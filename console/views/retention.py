@@ -15,7 +15,6 @@ from console.forms import RetentionPolicyForm
 from console.types import ConsoleRequest
 from core.errors import NotFound
 from memory.selectors.lifecycle import retention_policies_list
-from memory.services.console import retention_run_request
 from memory.services.retention import (
     RETENTION_MANAGE_DENIED,
     retention_plan,
@@ -23,6 +22,7 @@ from memory.services.retention import (
     retention_policy_delete,
     retention_policy_update,
     retention_run_pending,
+    retention_run_request,
 )
 
 OVERSIGHT_ONLY = "Only the enterprise's owners, admins and auditors see its retention policies."

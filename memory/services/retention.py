@@ -11,7 +11,7 @@ tombstone: ids, rows per table, the rows' hash). Memories under a legal hold are
 ``RETENTION_BATCH`` memories across the enabled policies, in policy order), audits it as one event per
 policy touched, and says whether more remain. The ``memory.retention_apply`` job runs one batch and
 enqueues the next while more remain; ``memory.retention_sweep`` (Celery beat) starts one such chain per
-enterprise with an enabled policy, ``memory.services.console.retention_run_request`` one now. A repeat
+enterprise with an enabled policy, ``retention_run_request`` one now. A repeat
 finds what it did already gone and does nothing.
 """
 
@@ -29,7 +29,9 @@ from django.utils import timezone
 from accounts import access
 from accounts.models import Job, JobState, Member, Project
 from accounts.services.audit import audit_record
+from accounts.tasks import enqueue
 from core.errors import Forbidden, InvalidInput, NotFound
+from core.tenancy import current_tenant
 from memory.models import Kind, Layer, Memory, RetentionAction, RetentionPolicy
 from memory.selectors.holds import HeldScope, held_scope, memories_held, memories_not_held
 from memory.services.erasure import memories_hard_delete
@@ -367,6 +369,30 @@ def _ran(policy: RetentionPolicy, run_started: datetime, count: int) -> None:
 def retention_run_pending() -> bool:
     """Whether a retention chain is waiting or running for the tenant (its next batch is in the outbox)."""
     return Job.objects.filter(task=APPLY_TASK, state=JobState.PENDING).exists()
+
+
+def retention_run_start(*, run_started: str, batch_size: int = RETENTION_BATCH) -> bool:
+    """Start the tenant's retention run (its first batch's job, in the caller's transaction) unless one
+    is pending already; whether it started. The beat sweep's step per enterprise, and "apply now"'s."""
+    if retention_run_pending():
+        return False
+    kwargs: dict[str, object] = {"run_started": run_started}
+    if batch_size != RETENTION_BATCH:
+        kwargs["batch_size"] = batch_size
+    enqueue(APPLY_TASK, enterprise_id=str(current_tenant().enterprise_id), **kwargs)
+    return True
+
+
+@transaction.atomic
+def retention_run_request(*, member: Member, batch_size: int = RETENTION_BATCH) -> bool:
+    """Apply the enterprise's retention policies now (what the hourly sweep does, docs/lifecycle.md):
+    the run's first batch unless a run is pending already (False then). Owners and admins; audited."""
+    retention_manage_check(member)
+    started = timezone.now().isoformat()
+    if not retention_run_start(run_started=started, batch_size=batch_size):
+        return False
+    audit_record(action="retention.run_request", target_type="retention", details={"run": started})
+    return True
 
 
 def retention_enterprise_ids() -> list[str]:

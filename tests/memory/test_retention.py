@@ -14,7 +14,6 @@ from accounts.models import AuditEvent, Job, OrgRole
 from core.errors import Forbidden, InvalidInput, NotFound
 from core.tenancy import tenant_context
 from memory.models import Memory, RetentionPolicy
-from memory.services.console import retention_run_request
 from memory.services.holds import hold_create
 from memory.services.retention import (
     retention_apply,
@@ -23,6 +22,7 @@ from memory.services.retention import (
     retention_policy_delete,
     retention_policy_disable,
     retention_policy_update,
+    retention_run_request,
 )
 from memory.tasks import retention_sweep
 from tests.conftest import add_person
