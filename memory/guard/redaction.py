@@ -28,6 +28,7 @@ are skipped, see ``secret_rules.SKIPPED``), and the case-insensitive scans run o
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 
 from .context import scan_assignments, scan_auth_headers, scan_curl_credentials, scan_url_credentials
@@ -62,14 +63,18 @@ def find_secrets(text: str) -> list[Redaction]:
         return []
     # highest priority first, then the longest; drop anything overlapping an accepted span
     found.sort(key=lambda f: (-f.priority, -(f.end - f.start), f.start))
+    # The accepted spans never overlap, so kept sorted by start they are sorted by end too: a new span
+    # can only overlap its neighbours there (a note with thousands of secrets stays n log n).
+    starts: list[int] = []
     accepted: list[Found] = []
     for f in found:
         if f.end <= f.start:
             continue
-        if any(f.start < a.end and a.start < f.end for a in accepted):
+        at = bisect.bisect_right(starts, f.start)
+        if (at and accepted[at - 1].end > f.start) or (at < len(accepted) and accepted[at].start < f.end):
             continue
-        accepted.append(f)
-    accepted.sort(key=lambda f: f.start)
+        starts.insert(at, f.start)
+        accepted.insert(at, f)
     return [Redaction(f.rule, f.start, f.end) for f in accepted]
 
 

@@ -65,6 +65,55 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
     assert guard_redact(text) == (text, ())
 
 
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        # Numeric codes after the word that names one, with or without a link, or after a link further on.
+        ("the gym locker PIN is 5590", "5590"),
+        ("garage code 8123, then push the gate", "8123"),
+        ("the staff room tablet code, it's 93827461", "93827461"),
+        ("il PIN della carta è 4471", "4471"),
+        ("the passcode 718293 opens the lobby tablet", "718293"),
+        # Words that name a credential only sometimes, before a secret-shaped value.
+        ("the redis auth is Wq7pZ3xL", "Wq7pZ3xL"),
+        ("the wifi key is harbour2027", "harbour2027"),
+        # A link after a link; a value further along the clause; a quoted passphrase with no link.
+        ("the root password on the spare box was reset to Plum$Tree4", "Plum$Tree4"),
+        ("kiosk password changed this morning, new one is Kiosk_88_Blue", "Kiosk_88_Blue"),
+        ("unlock it with passphrase 'seven quiet lanterns'", "seven quiet lanterns"),
+        # A sign-in with the value before it, and a value that meets a password policy on its own.
+        ("use admin and Gr3yWolf! to log in to the switch", "Gr3yWolf!"),
+        ("typed Zebra#2031x into the projector prompt", "Zebra#2031x"),
+        ("Passordet til skriveren er Fjord!2030", "Fjord!2030"),
+    ],
+)
+def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
+    stored, redactions = guard_redact(text)
+    assert secret not in stored, stored
+    assert redactions
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The PIN pad at the front desk is broken again.",
+        "Her PIN was 4 digits long which the new policy no longer allows.",
+        "The PIN code step was removed from the checkout flow in 2023.",
+        "The area code for Boston is 617 and the zip code is 02108.",
+        "The key takeaway from the retro was to ship smaller changes.",
+        "Auth is handled by the gateway, so services trust the header.",
+        "Press Ctrl+Shift+P to open the command palette.",
+        "Use the password from 1Password, entry 'staging db'.",
+        "La password del NAS è salvata nel gestore delle password.",
+        'curl -H "Authorization: Bearer $(gcloud auth print-access-token)" https://example.com',
+        "subdirs = glob.glob('Build.HF*.Linux64')",
+        "Der Schlüssel zum Erfolg ist Geduld.",
+    ],
+)
+def test_ordinary_codes_keys_and_names_are_left_alone(text):
+    assert guard_redact(text) == (text, ())
+
+
 def test_how_much_a_value_must_look_like_a_secret():
     assert plausible("hunter22") and plausible("123456") and not plausible("expired")
     assert not plausible("v2.4.1") and not plausible("SRE-142") and not plausible("re-used")
