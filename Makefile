@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: setup run test lint format bench docs clean
 
-$(STAMP): requirements.txt requirements-dev.txt $(wildcard vendor/e5engine/*.py vendor/e5engine/*.toml vendor/e5engine/mnemos_e5engine/*)
+$(STAMP): requirements.txt requirements-dev.txt clients/python/pyproject.toml $(wildcard vendor/e5engine/*.py vendor/e5engine/*.toml vendor/e5engine/mnemos_e5engine/*)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt

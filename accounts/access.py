@@ -35,7 +35,7 @@ from guardian.shortcuts import get_objects_for_user
 
 from accounts.models import AccessKey, Member, OrgRole, Project, Scope
 from accounts.selectors.members import member_auditor_enterprise
-from core.errors import Forbidden
+from core.errors import Forbidden, NotAuthenticated
 
 WRITE_SCOPES = frozenset({Scope.MEMORY_WRITE, Scope.TASKS_WRITE})
 READ_PERMISSION = "accounts.view_project"
@@ -84,6 +84,15 @@ def projects_writable(*, member: Member) -> QuerySet[Project]:
     if member_may_manage(member):
         return Project.objects.all()
     return _granted(member, WRITE_PERMISSION)
+
+
+def projects_manageable(*, member: Member) -> QuerySet[Project]:
+    """Projects the member manages: all for owners and admins, manage grants for members, none else."""
+    if not member_may_write(member):
+        return Project.objects.none()
+    if member_may_manage(member):
+        return Project.objects.all()
+    return _granted(member, "accounts.manage_project")
 
 
 def _granted(member: Member, permission: str) -> QuerySet[Project]:
@@ -143,6 +152,16 @@ def key_may_use_project(*, key: AccessKey | None, project_id: Any) -> bool:
     if key is None or key.workspace_id is None:
         return True
     return str(project_id) == str(key.project_id)
+
+
+KEY_MEMBER_DEACTIVATED = "this access key's member was deactivated in this organization"
+
+
+def key_member_active_check(key: AccessKey) -> None:
+    """Refuse (401) a key whose member was deactivated: the REST door and the MCP tool list ask it on
+    every call, so it stops working at once (the tool door refuses its calls by the seed's texts)."""
+    if not key.member.is_active:
+        raise NotAuthenticated(KEY_MEMBER_DEACTIVATED, code="member_deactivated")
 
 
 def key_has_scope(key: AccessKey, scope: str) -> bool:
@@ -224,6 +243,88 @@ def task_run_check(*, member: Member, key: AccessKey | None, task: Any) -> None:
     """Refuse (403) a run start, finish or train the policy does not allow."""
     if not task_may_run(member=member, key=key, task=task):
         raise Forbidden(TASK_RUN_DENIED, code="task_write_denied")
+
+
+# -- people ------------------------------------------------------------------------------------------
+
+PEOPLE_ADMINS_ONLY = "only the enterprise's owners and admins manage people and teams"
+OWNERS_ONLY = "only an owner may make an owner, or change or deactivate one"
+NO_SELF_ESCALATION = "a member may not raise their own org role"
+NO_SELF_DEACTIVATION = "a member may not deactivate themselves"
+LAST_OWNER = "the enterprise's last active owner may not be demoted or deactivated"
+
+ROLE_RANK = {OrgRole.AUDITOR: 0, OrgRole.MEMBER: 1, OrgRole.ADMIN: 2, OrgRole.OWNER: 3}
+
+
+def people_manage_check(*, actor: Member) -> None:
+    """Refuse (403) anyone but an active owner or admin: they invite, change and deactivate people."""
+    if not member_may_manage(actor):
+        raise Forbidden(PEOPLE_ADMINS_ONLY, code="people_manage_denied")
+
+
+def people_read_check(*, actor: Member) -> None:
+    """Refuse (403) a list of the enterprise's people to anyone but its owners, admins and auditors."""
+    if not member_sees_every_project(actor):
+        raise Forbidden(PEOPLE_ADMINS_ONLY, code="people_manage_denied")
+
+
+def invite_check(*, actor: Member | None, org_role: str) -> None:
+    """Invite someone with this org role: owners and admins; an owner only by an owner (None: the operator)."""
+    if actor is None:
+        return
+    people_manage_check(actor=actor)
+    if org_role == OrgRole.OWNER and actor.org_role != OrgRole.OWNER:
+        raise Forbidden(OWNERS_ONLY, code="owner_only")
+
+
+def member_change_check(
+    *,
+    actor: Member | None,
+    target: Member,
+    org_role: str | None = None,
+    deactivate: bool = False,
+    active_owners: int = 0,
+) -> None:
+    """Refuse (403) a change of ``target``'s org role, teams, grants or job roles, or its deactivation,
+    that the policy does not allow: owners and admins only; an owner is made, changed or deactivated by
+    an owner only; no one raises their own role or deactivates themselves; the last active owner stays
+    (``active_owners``: how many active owners the enterprise has now, counted by the caller).
+
+    ``actor`` None is the operator at the command line (``manage.py member``): every rule but the last
+    owner's is theirs to judge."""
+    if actor is not None:
+        people_manage_check(actor=actor)
+        touches_owner = target.org_role == OrgRole.OWNER or org_role == OrgRole.OWNER
+        if touches_owner and (org_role is not None or deactivate) and actor.org_role != OrgRole.OWNER:
+            raise Forbidden(OWNERS_ONLY, code="owner_only")
+        if target.pk == actor.pk:
+            if deactivate:
+                raise Forbidden(NO_SELF_DEACTIVATION, code="self_deactivation")
+            if org_role is not None and ROLE_RANK[OrgRole(org_role)] > ROLE_RANK[OrgRole(actor.org_role)]:
+                raise Forbidden(NO_SELF_ESCALATION, code="self_escalation")
+    leaves_owners = deactivate or (org_role is not None and org_role != OrgRole.OWNER)
+    if target.org_role == OrgRole.OWNER and target.is_active and leaves_owners and active_owners <= 1:
+        raise Forbidden(LAST_OWNER, code="last_owner")
+
+
+# -- tasks: who changes them -------------------------------------------------------------------------
+
+TASK_CHANGE_DENIED = (
+    "this membership may not create or change tasks in project '{project}': it needs manage on it"
+)
+
+
+def task_may_change(*, member: Member, key: AccessKey | None, project: Project | Any) -> bool:
+    """Create a task, or a new version of one (its layer grants): manage on the task's project; a
+    folder-bound or run key may not (a task's layers reach beyond one folder)."""
+    if key_is_folder_bound(key) or (key is not None and key.bound_task_id is not None):
+        return False
+    return project_may_manage(member=member, project=project)
+
+
+def task_change_check(*, member: Member, key: AccessKey | None, project: Project) -> None:
+    if not task_may_change(member=member, key=key, project=project):
+        raise Forbidden(TASK_CHANGE_DENIED.format(project=project.slug), code="task_change_denied")
 
 
 # -- the auditors' admin -----------------------------------------------------------------------------

@@ -150,6 +150,11 @@ _register(
     list_filter=["action", "door"],
     search_fields=["action", "target_id", "request_id"],
 )
+_register(
+    m.Invitation,
+    list_display=["email", "org_role", "invited_by", "created_at", "expires_at", "accepted_at", "revoked_at"],
+    exclude=["digest"],
+)
 _register(m.PublicTarget, list_display=["slug", "name", "team", "enterprise_id", "published_at"])
 _register(m.JobRun, list_display=["name", "key", "state", "attempts", "created_at", "finished_at"])
 _register(

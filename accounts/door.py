@@ -174,6 +174,7 @@ class KeyGate:
     def tools_for(self, *, secret: str | None) -> list[ToolSpec]:
         """The tools this key may see (its toolsets); raises NotAuthenticated for a bad key."""
         with access_key_door(secret=secret, door="tools") as (_, key):
+            access.key_member_active_check(key)
             return tools_for_key(key)
 
     def identify(self, *, secret: str | None) -> None:

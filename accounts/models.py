@@ -262,6 +262,87 @@ class RoleAssignment(TenantModel):
         constraints = [models.UniqueConstraint(fields=["member", "role"], name="role_assignment_unique")]
 
 
+class Invitation(TenantModel):
+    """A pending invitation to join the enterprise: a one-time sign-up link (accounts.services.people).
+
+    Only a SHA-256 digest of the link's secret is stored; the link is shown once. Used (``accepted_at``),
+    withdrawn (``revoked_at``) or past ``expires_at``, it signs no one up."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    email = models.CharField(max_length=254, blank=True, default="")
+    org_role = models.CharField(max_length=16, choices=OrgRole.choices, default=OrgRole.MEMBER)
+    # The teams the new member joins (ids of this enterprise's teams; a team deleted since is skipped).
+    team_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    invited_by = models.ForeignKey(Member, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    expires_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_member = models.ForeignKey(
+        Member, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"invitation {self.email or self.pk} ({self.org_role})"
+
+
+class IdentityProvider(TenantModel):
+    """The enterprise's OpenID Connect identity provider for console sign-in (docs/sso.md).
+
+    One per enterprise. The client secret is kept encrypted (``secret_sealed``, Fernet from SECRET_KEY);
+    ``group_map`` maps the IdP's ``groups`` claim values to teams and optionally an org role:
+    ``[{"group": "platform-eng", "team_ids": [3], "org_role": ""}]``."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    issuer = models.URLField(max_length=500)
+    client_id = models.CharField(max_length=255)
+    secret_sealed = models.TextField(editable=False)
+    allowed_domains = ArrayField(models.CharField(max_length=253), default=list, blank=True)
+    default_org_role = models.CharField(max_length=16, choices=OrgRole.choices, default=OrgRole.MEMBER)
+    group_map = models.JSONField(default=list, blank=True)
+    enabled = models.BooleanField(default=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["enterprise"], name="identity_provider_one")]
+
+    def __str__(self) -> str:
+        return f"identity provider {self.issuer}"
+
+
+class SsoDirectory(models.Model):
+    """Which enterprises sign in through an identity provider, by slug (not tenant-owned).
+
+    The sign-in page names an enterprise before any tenant is known; the enterprise's own row and its
+    ``IdentityProvider`` stay behind RLS. Holds only the slug, the id and whether it is on; written only
+    by ``accounts.services.sso.sso_configure``."""
+
+    enterprise_id = models.UUIDField(unique=True)
+    slug = models.SlugField(unique=True)
+    enabled = models.BooleanField(default=True)
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class SsoIdentity(TenantModel):
+    """Who an IdP's subject (``sub``) is here: the user it signed in (found or made just in time)."""
+
+    provider = models.ForeignKey(IdentityProvider, on_delete=models.CASCADE, related_name="identities")
+    subject = models.CharField(max_length=255)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    email = models.CharField(max_length=254, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    last_sign_in_at = models.DateTimeField(default=timezone.now)
+
+    class Meta(TenantModel.Meta):
+        constraints = [models.UniqueConstraint(fields=["provider", "subject"], name="sso_identity_subject")]
+
+    def __str__(self) -> str:
+        return f"{self.subject} via {self.provider_id}"
+
+
 class Scope(models.TextChoices):
     MEMORY_READ = "memory:read"
     MEMORY_WRITE = "memory:write"

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+import structlog
 from celery import Task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
@@ -27,6 +28,8 @@ from django.utils import timezone
 
 from accounts.services.jobs import job_claim, job_done, job_failed, job_retrying, jobs_due, jobs_record
 from config.celery import app
+from core.logs import REQUEST_ID_HEADER, access_logger
+from core.metrics import JOBS
 from core.tenancy import TenantContextMissing, current_tenant, tenant_context
 
 if TYPE_CHECKING:
@@ -54,6 +57,22 @@ class TenantTask(Task):  # type: ignore[misc]
     # ``enqueue`` checks the job's own arguments instead, when it records the job.
     typing = False
 
+    def before_start(self, task_id: str, args: Any, kwargs: dict[str, Any]) -> None:
+        """The job's log lines carry the request that recorded it (the header ``core.jobs`` sets), its
+        job id and task; a worker process starts each job with nothing else bound."""
+        structlog.contextvars.clear_contextvars()
+        origin = getattr(self.request, REQUEST_ID_HEADER, None) or (self.request.headers or {}).get(
+            REQUEST_ID_HEADER
+        )
+        structlog.contextvars.bind_contextvars(
+            task=self.name,
+            job_id=str(kwargs.get("job_id") or task_id),
+            **({"request_id": origin} if origin else {}),
+        )
+
+    def after_return(self, *args: Any, **kwargs: Any) -> None:
+        structlog.contextvars.clear_contextvars()
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         enterprise_id = kwargs.get("enterprise_id")
         if not enterprise_id:
@@ -62,6 +81,7 @@ class TenantTask(Task):  # type: ignore[misc]
             )
         # Sent by enqueue: the outbox row this message wakes (absent for a call made by hand).
         job_id = kwargs.pop("job_id", None)
+        started = time.perf_counter()
         try:
             with tenant_context(
                 enterprise_id=enterprise_id,
@@ -73,7 +93,12 @@ class TenantTask(Task):  # type: ignore[misc]
                 result = super().__call__(*args, **kwargs)
                 if job_id is not None:
                     job_done(job_id=job_id)
-                return result
+            if job_id is not None:  # committed
+                JOBS.labels(self.name, "done").inc()
+            access_logger().info(
+                "job.done", status="done", duration_ms=round((time.perf_counter() - started) * 1000, 2)
+            )
+            return result
         except TRANSIENT_ERRORS as exc:
             if self.request.called_directly:
                 raise
@@ -91,6 +116,10 @@ class TenantTask(Task):  # type: ignore[misc]
 
     def on_retry(self, exc: Exception, task_id: str, args: Any, kwargs: dict[str, Any], einfo: Any) -> None:
         countdown = transient_backoff(self.request.retries)
+        JOBS.labels(self.name, "retried").inc()
+        access_logger().warning(
+            "job.retry", status="retried", error=type(exc).__name__, countdown_s=countdown
+        )
         self._record(
             kwargs, lambda job_id: job_retrying(job_id=job_id, error=_describe(exc), countdown=countdown)
         )
@@ -98,6 +127,8 @@ class TenantTask(Task):  # type: ignore[misc]
     def on_failure(self, exc: Exception, task_id: str, args: Any, kwargs: dict[str, Any], einfo: Any) -> None:
         if isinstance(exc, TRANSIENT_ERRORS):
             return  # the database is still away: the row stays pending and the sweeper sends it again
+        JOBS.labels(self.name, "failed").inc()
+        access_logger().error("job.failed", status="failed", error=type(exc).__name__)
         self._record(kwargs, lambda job_id: job_failed(job_id=job_id, error=_describe(exc)))
 
     def _record(self, kwargs: dict[str, Any], step: Any) -> None:

@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import setup_logging, worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -42,6 +42,12 @@ def _broker_options() -> dict[str, Any]:
 @app.on_after_configure.connect
 def _configure_broker(sender: Celery, **_: Any) -> None:
     sender.conf.update(_broker_options())
+
+
+@setup_logging.connect
+def _django_logging(**_: Any) -> None:
+    """The worker logs as every process does (settings.LOGGING: JSON lines, core/logs.py), which Django
+    applied at setup: Celery's own handlers and format stay out."""
 
 
 @worker_process_init.connect

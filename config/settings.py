@@ -95,6 +95,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "core",
     "accounts",
+    "events",
     "memory",
     "partners",
     "console",
@@ -220,6 +221,30 @@ JOBS_STALE_SECONDS = env_int("MNEMOS_JOBS_STALE_SECONDS", 30, minimum=1)
 JOBS_SWEEP_SECONDS = env_int("MNEMOS_JOBS_SWEEP_SECONDS", 15, minimum=1)
 JOBS_SWEEP_BATCH = env_int("MNEMOS_JOBS_SWEEP_BATCH", 500, minimum=1)
 JOBS_TRANSIENT_RETRIES = env_int("MNEMOS_JOBS_TRANSIENT_RETRIES", 10, minimum=0)
+# Webhooks (docs/events.md): a failed delivery is tried again after WEBHOOK_RETRY_BASE_SECONDS x 4^(n-1)
+# (or the receiver's longer Retry-After), at most WEBHOOK_MAX_ATTEMPTS tries; an endpoint whose
+# deliveries fail WEBHOOK_DISABLE_AFTER times in a row is disabled and its admins told. Receivers on
+# loopback or private networks are refused unless MNEMOS_WEBHOOK_ALLOW_PRIVATE_NETWORKS (SSRF).
+WEBHOOK_RETRY_BASE_SECONDS = env_float("MNEMOS_WEBHOOK_RETRY_BASE_SECONDS", 5.0, minimum=0.0)
+WEBHOOK_MAX_ATTEMPTS = env_int("MNEMOS_WEBHOOK_MAX_ATTEMPTS", 6, minimum=1)
+WEBHOOK_DISABLE_AFTER = env_int("MNEMOS_WEBHOOK_DISABLE_AFTER", 5, minimum=1)
+WEBHOOK_TIMEOUT_SECONDS = env_float("MNEMOS_WEBHOOK_TIMEOUT_SECONDS", 10.0, minimum=0.1)
+WEBHOOK_ALLOW_PRIVATE_NETWORKS = env_bool("MNEMOS_WEBHOOK_ALLOW_PRIVATE_NETWORKS", False)
+
+# Mail (only notices to admins, such as a disabled webhook): sent over SMTP when MNEMOS_EMAIL_HOST is set,
+# otherwise not sent at all (the console and the audit trail still show what it would have said).
+EMAIL_HOST = env_str("MNEMOS_EMAIL_HOST", "")
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.dummy.EmailBackend"
+)
+EMAIL_PORT = env_int("MNEMOS_EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env_str("MNEMOS_EMAIL_USER", "")
+EMAIL_HOST_PASSWORD = env_str("MNEMOS_EMAIL_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("MNEMOS_EMAIL_TLS", True)
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = env_str("MNEMOS_EMAIL_FROM", "mnemos@localhost")
 CELERY_BEAT_SCHEDULE = {
     "jobs-sweep": {
         "task": "accounts.jobs_sweep",
@@ -244,12 +269,18 @@ WORKER_NICE = env_int("MNEMOS_WORKER_NICE", 10)
 # How long /healthz waits for workers' pings (core/health.py: the whole report comes within 1.5 s).
 HEALTH_WORKER_TIMEOUT = float(env_int("MNEMOS_HEALTH_WORKER_TIMEOUT_MS", 1000, minimum=1)) / 1000.0
 
+# One JSON object a line (core/logs.py, docs/operations.md "Metrics and logs"); the access lines (tool
+# calls, HTTP requests, jobs) at INFO unless MNEMOS_ACCESS_LOG=false.
 LOGGING: dict[str, object] = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"json": {"()": "core.logs.json_formatter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json"}},
     "root": {"handlers": ["console"], "level": env_str("MNEMOS_LOG_LEVEL", "WARNING")},
+    "loggers": {"mnemos.access": {"level": "INFO" if env_bool("MNEMOS_ACCESS_LOG", True) else "WARNING"}},
 }
+# GET /metrics (core/metrics_http.py): the bearer token a scrape must carry; empty, loopback only.
+METRICS_TOKEN = env_str("MNEMOS_METRICS_TOKEN", "")
 
 # How long a switch_link from list_memory_projects stays valid.
 SWITCH_LINK_MAX_AGE = env_int("MNEMOS_SWITCH_LINK_MAX_AGE_S", 24 * 3600)

@@ -12,6 +12,7 @@ from django.utils import timezone
 from accounts.models import ALL_SCOPES
 from accounts.services.enterprises import PROJECT_PERMISSIONS
 from accounts.services.keys import TOOLSETS
+from accounts.services.sso import GroupRule
 from memory.models import Kind, Layer, Status
 
 PERMISSION_CHOICES = [(name, name) for name in PROJECT_PERMISSIONS]
@@ -385,3 +386,163 @@ class ErasureRequestForm(forms.Form):
             ("", "— choose a member —"),
             *[(str(m.pk), m.user.username) for m in members],
         ]
+
+
+# -- people, teams, tasks (console/views/people.py, teams.py, tasks.py) -------------------------------
+
+ORG_ROLE_CHOICES = [("member", "Member"), ("admin", "Admin"), ("auditor", "Auditor"), ("owner", "Owner")]
+
+
+def _choices(rows: Sequence[Any], label: str = "name") -> list[tuple[str, str]]:
+    return [(str(row.pk), str(getattr(row, label))) for row in rows]
+
+
+class InviteForm(forms.Form):
+    email = forms.CharField(
+        max_length=254, required=False, help_text="Whom it is for (a note; no mail is sent)."
+    )
+    org_role = forms.ChoiceField(choices=ORG_ROLE_CHOICES, initial="member", label="Org role")
+    teams = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple)
+    days = forms.IntegerField(
+        min_value=1, max_value=30, initial=7, help_text="The link works once, for 1-30 days."
+    )
+
+    def __init__(self, *args: Any, teams: Sequence[Any] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.MultipleChoiceField, self.fields["teams"]).choices = _choices(teams)
+
+
+class MemberChangeForm(forms.Form):
+    org_role = forms.ChoiceField(choices=ORG_ROLE_CHOICES, label="Org role")
+    teams = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple)
+    job_roles = forms.MultipleChoiceField(
+        required=False, widget=forms.CheckboxSelectMultiple, label="Job roles"
+    )
+
+    def __init__(
+        self, *args: Any, teams: Sequence[Any] = (), roles: Sequence[Any] = (), **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.MultipleChoiceField, self.fields["teams"]).choices = _choices(teams)
+        cast(forms.MultipleChoiceField, self.fields["job_roles"]).choices = _choices(roles)
+
+
+class MemberGrantForm(forms.Form):
+    project = forms.ChoiceField()
+    permissions = forms.MultipleChoiceField(choices=PERMISSION_CHOICES, widget=forms.CheckboxSelectMultiple)
+    change = forms.ChoiceField(choices=[("grant", "Grant"), ("revoke", "Revoke")], initial="grant")
+
+    def __init__(self, *args: Any, projects: Sequence[Any] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["project"]).choices = _choices(projects, "slug")
+
+
+class TeamRenameForm(forms.Form):
+    name = forms.CharField(max_length=200)
+
+
+class SignUpForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    password = forms.CharField(widget=forms.PasswordInput, max_length=200)
+    password_again = forms.CharField(widget=forms.PasswordInput, max_length=200, label="Password again")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("password") and data.get("password") != data.get("password_again"):
+            raise forms.ValidationError("The two passwords differ.")
+        return data
+
+
+GRANTS_HELP = (
+    "One per line: a layer (team or enterprise) and an event id prefix, e.g. 'team ci-'. A run of this "
+    "version may write that layer for events whose id starts with the prefix."
+)
+
+
+class TaskForm(forms.Form):
+    project = forms.ChoiceField()
+    name = forms.CharField(max_length=200)
+    goal = forms.CharField(max_length=10_000, required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    grants = forms.CharField(
+        max_length=4_000, required=False, widget=forms.Textarea(attrs={"rows": 3}), help_text=GRANTS_HELP
+    )
+
+    def __init__(self, *args: Any, projects: Sequence[Any] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["project"]).choices = _choices(projects, "slug")
+
+    def clean_grants(self) -> list[dict[str, str]]:
+        grants = []
+        for line in str(self.cleaned_data.get("grants") or "").splitlines():
+            if not line.strip():
+                continue
+            layer, _, prefix = line.strip().partition(" ")
+            grants.append({"layer": layer.strip(), "prefix": prefix.strip()})
+        return grants
+
+
+class TaskEditForm(TaskForm):
+    """An edit is a new version: name, goal and the version's grants (the project stays)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        del self.fields["project"]
+
+
+class SsoSettingsForm(forms.Form):
+    """The enterprise's identity provider (docs/sso.md); the service checks and stores it."""
+
+    issuer = forms.CharField(
+        max_length=500,
+        help_text="The issuer URL; Mnemos reads <issuer>/.well-known/openid-configuration.",
+    )
+    client_id = forms.CharField(max_length=255, label="Client id")
+    client_secret = forms.CharField(
+        max_length=1000,
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="Stored encrypted and never shown again; leave blank to keep the current one.",
+    )
+    allowed_domains = forms.CharField(
+        max_length=5000,
+        label="Allowed e-mail domains",
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="One per line (or comma-separated): only these addresses may sign in.",
+    )
+    default_org_role = forms.ChoiceField(
+        label="Default org role",
+        choices=[("member", "Member"), ("auditor", "Auditor"), ("admin", "Admin")],
+        help_text="The org role of a member made at first sign-in, unless a group below gives one.",
+    )
+    group_map = forms.CharField(
+        max_length=20000,
+        required=False,
+        label="Groups to teams",
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="One line per IdP group: group = team-slug, team-slug, role:admin",
+    )
+    enabled = forms.BooleanField(required=False, initial=True, label="Sign-in through this provider is on")
+
+    def clean_allowed_domains(self) -> list[str]:
+        text = self.cleaned_data["allowed_domains"]
+        return [part for part in text.replace(",", "\n").split() if part]
+
+    def clean_group_map(self) -> list[GroupRule]:
+        rules = []
+        for number, line in enumerate(self.cleaned_data["group_map"].splitlines(), start=1):
+            if not line.strip():
+                continue
+            group, sep, targets = line.partition("=")
+            if not sep or not group.strip():
+                raise forms.ValidationError(f"line {number}: write group = team-slug, role:admin")
+            names = [t.strip() for t in targets.split(",") if t.strip()]
+            roles = [t.removeprefix("role:") for t in names if t.startswith("role:")]
+            if len(roles) > 1:
+                raise forms.ValidationError(f"line {number}: one role per group")
+            teams = tuple(t for t in names if not t.startswith("role:"))
+            rules.append(GroupRule(group=group.strip(), teams=teams, org_role=roles[0] if roles else ""))
+        return rules
+
+
+class SsoStartForm(forms.Form):
+    enterprise = forms.CharField(max_length=100, label="Your enterprise's short name")

@@ -10,6 +10,7 @@ transaction of its own after the rollback.
 
 from __future__ import annotations
 
+import time
 import uuid
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -19,7 +20,9 @@ from pydantic import BaseModel, ValidationError
 
 from core.errors import MnemosError, NotFound, ServiceUnavailable, Unprocessable, failure_error
 from core.inputs import arguments_check
+from core.metrics import tool_call_observe
 from core.registry import ToolCall, ToolSpec, dump_output, registry
+from core.tenancy import current_tenant_or_none
 
 INTERNAL_CALL_ERROR = "internal error: the call was not completed and nothing was changed"
 
@@ -113,6 +116,41 @@ def tool_dispatch(
     task_id: str | None = None,
 ) -> ToolOutcome:
     request_id = request_id or uuid.uuid4().hex
+    started = time.perf_counter()
+    seen: dict[str, str] = {}
+    outcome = _dispatch(
+        secret=secret,
+        name=name,
+        arguments=arguments,
+        surface=surface,
+        idempotency_key=idempotency_key,
+        request_id=request_id,
+        task_id=task_id,
+        seen=seen,
+    )
+    # Counted and logged here, where every surface passes: no query, no argument, no output.
+    tool_call_observe(
+        tool=outcome.spec.name if outcome.spec is not None else "unknown",  # a caller's name: unbounded
+        surface=surface,
+        status="ok" if outcome.error is None else outcome.error.code,
+        seconds=time.perf_counter() - started,
+        request_id=request_id,
+        enterprise_id=seen.get("enterprise_id"),
+    )
+    return outcome
+
+
+def _dispatch(
+    *,
+    secret: str | None,
+    name: str,
+    arguments: dict[str, Any] | None,
+    surface: str,
+    idempotency_key: str | None,
+    request_id: str,
+    task_id: str | None,
+    seen: dict[str, str],
+) -> ToolOutcome:
     spec = registry.get(name)
     try:
         gated = gate().enter(secret=secret, name=name, spec=spec, surface=surface, request_id=request_id)
@@ -125,6 +163,9 @@ def tool_dispatch(
     call: ToolCall | None = None
     try:
         with registry.query_prefetch(spec.query_text(arguments)), gated.context():
+            tenant = current_tenant_or_none()
+            if tenant is not None and tenant.enterprise_id is not None:
+                seen["enterprise_id"] = str(tenant.enterprise_id)
             arguments_check(arguments or {})  # NUL, lone surrogates, depth: 422 before validation
             try:
                 arguments_model = spec.input_model.model_validate(arguments or {})

@@ -12,6 +12,7 @@ from django.conf import settings
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -21,6 +22,8 @@ from core.health import health_endpoint
 from core.http import bearer_secret
 from core.inputs import BODY_TOO_LARGE
 from core.mcp_server import build_server, http_secret, server_error
+from core.metrics import ObservedHTTP
+from core.metrics_http import metrics_endpoint
 
 
 async def _refuse(send: Send, error: MnemosError, *, body: dict[str, Any] | None = None) -> None:
@@ -158,7 +161,10 @@ def build_mcp_asgi(django_app: Any) -> Starlette:
             Route("/mcp/", endpoint=endpoint),
             # In front of Django: the health report never queues behind the threads serving requests.
             Route("/healthz", endpoint=health_endpoint, methods=["GET"]),
+            Route("/metrics", endpoint=metrics_endpoint, methods=["GET"]),
             Mount("/", app=django_app),
         ],
+        # Every request counted and timed, with its request id (core/metrics.py).
+        middleware=[Middleware(ObservedHTTP)],
         lifespan=lambda app: manager.run(),
     )

@@ -42,18 +42,21 @@ def job_wait(*, sends: int) -> timedelta:
     return min(wait, MAX_WAIT)
 
 
-def job_record(*, task: str, kwargs: dict[str, Any]) -> Job:
-    """A job for the tenant in context, in its transaction; sent after the commit."""
-    return jobs_record(task=task, kwargs_list=[kwargs])[0]
+def job_record(*, task: str, kwargs: dict[str, Any], delay: timedelta | None = None) -> Job:
+    """A job for the tenant in context, in its transaction; sent after the commit (``delay`` later: a
+    retry's back-off; the broker holds it, and the sweeper sends it again if that message is lost)."""
+    return jobs_record(task=task, kwargs_list=[kwargs], delay=delay)[0]
 
 
-def jobs_record(*, task: str, kwargs_list: Iterable[dict[str, Any]]) -> list[Job]:
+def jobs_record(
+    *, task: str, kwargs_list: Iterable[dict[str, Any]], delay: timedelta | None = None
+) -> list[Job]:
     """Many jobs of one task in one statement (a drain hands the archivist one job a memory)."""
     enterprise_id = current_tenant().enterprise_id
     if enterprise_id is None:
         raise TenantContextMissing("a job is recorded only in its enterprise's tenant context")
     now = timezone.now()
-    due = now + job_wait(sends=1)
+    due = now + (delay or timedelta()) + job_wait(sends=1)
     jobs = Job.objects.bulk_create(
         [
             Job(enterprise_id=enterprise_id, task=task, kwargs=kwargs, sent_at=now, due_at=due)
@@ -61,13 +64,17 @@ def jobs_record(*, task: str, kwargs_list: Iterable[dict[str, Any]]) -> list[Job
         ]
     )
     for job in jobs:
-        _send_on_commit(job)
+        _send_on_commit(job, countdown=delay.total_seconds() if delay else None)
     return jobs
 
 
-def _send_on_commit(job: Job) -> None:
+def _send_on_commit(job: Job, countdown: float | None = None) -> None:
     job_send_on_commit(
-        task=job.task, job_id=str(job.pk), enterprise_id=str(job.enterprise_id), kwargs=dict(job.kwargs)
+        task=job.task,
+        job_id=str(job.pk),
+        enterprise_id=str(job.enterprise_id),
+        kwargs=dict(job.kwargs),
+        countdown=countdown,
     )
 
 

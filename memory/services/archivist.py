@@ -25,6 +25,7 @@ from pgvector.django import CosineDistance
 
 from accounts.models import Project
 from accounts.services.audit import audit_record
+from core.metrics import EMBEDDINGS
 from memory.embedding import get_embedder, near_duplicate_floor, similarity_floor
 from memory.models import (
     ArchivistWake,
@@ -37,6 +38,7 @@ from memory.models import (
     Visibility,
 )
 from memory.selectors.search import VECTOR_DIM, nearest_memories
+from memory.services.events import EventType, memory_events_record
 from memory.services.locks import project_write_lock
 from memory.text import fold_content
 
@@ -67,6 +69,7 @@ def archivist_embed_many(memories: Sequence[Memory]) -> set[uuid.UUID]:
     for item, vector in zip(todo, vectors, strict=True):
         item.embedding, item.embedding_model, item.embedding_dim = vector, embedder.name, embedder.dim
     Memory.objects.bulk_update(todo, ["embedding", "embedding_model", "embedding_dim"])
+    EMBEDDINGS.inc(len(todo))
     return {m.pk for m in todo}
 
 
@@ -159,6 +162,9 @@ def archivist_fact_conflicts(memory: Memory) -> int:
         ids = [memory.pk, *[o.pk for o in conflicting]]
         Memory.objects.filter(pk__in=ids, status__in=[Status.UNVERIFIED, Status.STALE]).update(
             status=Status.CONFLICT
+        )
+        memory_events_record(
+            [memory], EventType.MEMORY_CONFLICT, conflicts_with=sorted(str(o.pk) for o in conflicting)
         )
     return len(conflicting)
 

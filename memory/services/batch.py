@@ -42,6 +42,7 @@ from memory.models import (
     MemoryLink,
     MemoryTag,
 )
+from memory.services.events import EventType, guard_rejected_events_record, memory_events_record
 from memory.services.guarding import GuardMemo, GuardRejected, Scanned, guard_redaction_event
 from memory.services.locks import project_write_lock
 from memory.services.memories import (
@@ -269,6 +270,8 @@ def _insert(
     GuardEvent.objects.bulk_create(events, batch_size=INSERT_CHUNK)
     _insert_unnest(AuditEvent, audits)
     _insert_unnest(ImportedRecord, records)
+    memory_events_record(memories, EventType.MEMORY_CREATED, tool=tool)
+    guard_rejected_events_record(events)
     if memories:
         archivist_wake(project=project)
     return memories

@@ -21,6 +21,7 @@ from core.errors import NotFound
 from memory.models import Entity, EntityRename, LinkKind, Memory, MemoryEntity, MemoryLink, MemoryTag, Tag
 from memory.selectors.entities import entity_by_ref
 from memory.selectors.visibility import memory_get_visible
+from memory.services.events import EventType, memory_events_record
 from memory.services.guarding import guard_fields
 from memory.services.memories import entity_get_or_create, link_tags
 from memory.tasks import archivist_process
@@ -365,4 +366,5 @@ def memory_correct(
     if result.participation_changed:
         enqueue(archivist_process, enterprise_id=str(memory.enterprise_id), memory_id=str(memory.pk))
     audit_record(action="memory.update", target=memory, details=result.audit_details())
+    memory_events_record([memory], EventType.MEMORY_UPDATED)
     return result

@@ -57,6 +57,7 @@ from memory.models import (
     TransferState,
 )
 from memory.selectors.entities import entity_by_ref, entity_family
+from memory.services.events import memory_erased_events_record
 from memory.services.holds import hold_check, hold_refusal
 
 logger = logging.getLogger(__name__)
@@ -118,6 +119,7 @@ class HardDeleted:
     memory_ids: list[str] = field(default_factory=list)
     project_ids: set[uuid.UUID] = field(default_factory=set)
     author_ids: set[uuid.UUID] = field(default_factory=set)
+    project_of: dict[str, uuid.UUID] = field(default_factory=dict)  # each erased memory's project
 
 
 _IDEMPOTENCY_NAMING = """
@@ -160,6 +162,7 @@ def memories_hard_delete(*, memory_ids: Iterable[uuid.UUID]) -> HardDeleted:
     ):
         digest_rows.append((memory_id, summary, content, created_at))
         result.project_ids.add(project_id)
+        result.project_of[str(memory_id)] = project_id
         if author_id is not None:
             result.author_ids.add(author_id)
     digest_rows.sort(key=lambda r: str(r[0]))
@@ -401,6 +404,7 @@ def erasure_confirm(*, member: Member, erasure_id: uuid.UUID | str) -> Erasure:
     erasure.confirmed_by = member
     erasure.done_at = timezone.now()
     erasure.save()
+    memory_erased_events_record(project_of=deleted.project_of, erasure_id=str(erasure.pk))
     audit_record(
         action="erasure.confirm",
         target=erasure,

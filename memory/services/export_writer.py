@@ -43,6 +43,7 @@ from memory.models import (
     TaskVersion,
     TransferState,
 )
+from memory.services.events import transfer_finished_event_record
 
 logger = logging.getLogger(__name__)
 
@@ -573,6 +574,7 @@ def export_step(*, export_id: str) -> bool:
         export.finished_at = timezone.now()
         export.save(update_fields=["state", "error", "finished_at"])
         audit_record(action="export.fail", target=export, details={"error": export.error})
+        transfer_finished_event_record(kind="export", transfer=export)
         return False
 
 
@@ -627,6 +629,7 @@ def _finish(export: DataExport, part: Path, final: Path) -> None:
     export.finished_at = now
     export.expires_at = now + timedelta(seconds=settings.EXPORT_LINK_SECONDS)
     export.save(update_fields=["state", "done", "size_bytes", "sha256", "finished_at", "expires_at"])
+    transfer_finished_event_record(kind="export", transfer=export)
     audit_record(
         action="export.done",
         target=export,

@@ -13,6 +13,7 @@ from accounts import access
 from accounts.models import AccessKey, Member
 from accounts.services.audit import audit_record
 from memory.models import Memory, Status
+from memory.services.events import EventType, memory_events_record
 from memory.services.holds import hold_check
 
 
@@ -41,6 +42,7 @@ def memory_forget(
             target=memory,
             details={"reason": reason[:500], "derived_flagged": [str(d) for d in derived]},
         )
+        memory_events_record([memory], EventType.MEMORY_FORGOTTEN)
     return sorted(str(d) for d in derived)
 
 
@@ -49,9 +51,13 @@ def memories_forget_many(*, memory_ids: list[uuid.UUID]) -> tuple[int, int]:
     flagged), for retention: the caller checked the holds and audits the batch. Returns (forgotten,
     flagged); memories forgotten already are left as they are."""
     now = timezone.now()
-    forgotten = Memory.objects.filter(pk__in=memory_ids, forgotten_at__isnull=True).update(
+    going = list(Memory.objects.filter(pk__in=memory_ids, forgotten_at__isnull=True))
+    forgotten = Memory.objects.filter(pk__in=[m.pk for m in going], forgotten_at__isnull=True).update(
         forgotten_at=now, status=Status.FORGOTTEN
     )
+    for memory in going:
+        memory.status = Status.FORGOTTEN
+    memory_events_record(going, EventType.MEMORY_FORGOTTEN, by="retention")
     flagged = (
         Memory.objects.filter(derived_from__overlap=list(memory_ids), forgotten_at__isnull=True)
         .exclude(source_forgotten=True)

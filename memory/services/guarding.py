@@ -6,10 +6,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.errors import Unprocessable
+from core.metrics import GUARD_DECISIONS, GUARD_REDACTIONS
 from core.tenancy import current_tenant
 from memory.guard import RULES_VERSION, GuardResult, guard_check
 from memory.models import GuardEvent
 from memory.selectors.guard import guard_model_threshold
+from memory.services.events import guard_rejected_events_record
 
 POISONING_RULE = "poisoning"
 
@@ -34,7 +36,9 @@ class GuardRejected(Unprocessable):
         self.decided_by, self.score = decided_by, score
 
     def record_after_rollback(self) -> None:
-        self.event().save(force_insert=True)
+        event = self.event()
+        event.save(force_insert=True)
+        guard_rejected_events_record([event])
 
     def event(self) -> GuardEvent:
         """The rejection's guard event, unsaved (a batch writes its rejections with one insert)."""
@@ -98,6 +102,7 @@ def guard_fields(fields: dict[str, str | None], *, tool: str, memo: GuardMemo | 
         if result is None:
             result = checked[text] = guard_check(text, model_threshold=threshold)
         if result.verdict == "reject":
+            GUARD_DECISIONS.labels(f"reject_{result.decided_by or 'rule'}").inc()
             raise GuardRejected(
                 result.message or "",
                 reason=result.reason or "",
@@ -110,6 +115,10 @@ def guard_fields(fields: dict[str, str | None], *, tool: str, memo: GuardMemo | 
         scanned.redactions += [
             {"field": name, "rule": r.rule, "start": r.start, "end": r.end} for r in result.redactions
         ]
+    if any(fields.values()):
+        GUARD_DECISIONS.labels("accept").inc()
+        if scanned.redactions:
+            GUARD_REDACTIONS.inc(len(scanned.redactions))
     return scanned
 
 

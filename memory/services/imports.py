@@ -50,6 +50,7 @@ from memory.models import (
     TransferState,
 )
 from memory.services.batch import memory_create_many
+from memory.services.events import transfer_finished_event_record
 from memory.services.import_readers import Bad, Item, Record, items_read, zip_extract
 from memory.services.memories import MemoryDraft, entities_get_or_create, tags_get_or_create
 from memory.text import fold
@@ -465,6 +466,7 @@ def _end(data_import: DataImport, *, state: str, error: str = "") -> None:
     source deleted. An import's file is kept only while it runs, so no copy of a memory outlives an
     erasure in an import's folder (docs/lifecycle.md)."""
     data_import.state, data_import.error, data_import.finished_at = state, error, timezone.now()
+    transfer_finished_event_record(kind="import", transfer=data_import)
     if data_import.access_key is not None:
         access_key_revoke(key=data_import.access_key)
     folder = import_folder(data_import.pk)

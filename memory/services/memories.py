@@ -30,6 +30,7 @@ from memory.models import (
     Task,
 )
 from memory.selectors.visibility import memories_reachable
+from memory.services.events import EventType, memory_events_record
 from memory.services.guarding import GuardMemo, Scanned, guard_fields, guard_record_redactions
 from memory.services.locks import project_write_lock
 from memory.text import fold
@@ -281,6 +282,7 @@ def memory_create(*, draft: MemoryDraft, tool: str) -> Memory:
         MemoryLink.objects.create(enterprise_id=memory.enterprise_id, kind="next", src=draft.prev, dst=memory)
     guard_record_redactions(memory_id=memory.pk, scanned=scanned, tool=tool)
     audit_record(action="memory.create", target=memory, details=memory_audit_details(draft, scanned, tool))
+    memory_events_record([memory], EventType.MEMORY_CREATED, tool=tool)
     archivist_wake(project=draft.project)
     return memory
 

@@ -21,6 +21,8 @@ from accounts import access
 from accounts.models import Enterprise, Member, Project
 from accounts.services.audit import audit_record
 from core.errors import Forbidden, InvalidInput, NotFound
+from events.models import EventType
+from events.services import event_record
 from memory.text import fold
 from partners.door import side_context
 from partners.models import LinkSide, LinkStatus, PartnerEntityAlias, PartnerLink, empty_exposure
@@ -110,6 +112,7 @@ def _write(
             row.updated_at = now
             row.save()
             audit_record(action=f"partner.link.{action}", target=row, details=details)
+            _link_event(row, action)
     return pair.mine
 
 
@@ -194,6 +197,7 @@ def partner_link_request(
     for row in rows:
         with side_context(row.enterprise_id):
             audit_record(action="partner.link.request", target=row, details=details)
+            _link_event(row, "request")
     return pair.mine
 
 
@@ -425,11 +429,21 @@ def _consumer_pair(
     return pair
 
 
+def _link_event(row: PartnerLink, action: str) -> None:
+    """``partner_link.changed`` on this side (the caller is in its context): which link, what happened."""
+    event_record(
+        type=EventType.PARTNER_LINK_CHANGED,
+        subject=f"partner_link:{row.link_id}",
+        data={"link_id": str(row.link_id), "side": row.side, "action": action, "status": row.status},
+    )
+
+
 def _audit_both(pair: LinkPair, *, actor: Member | None, action: str, change: dict[str, Any]) -> None:
     details = {**_actor_details(actor, pair), **change}
     for row in pair.rows():
         with side_context(row.enterprise_id):
             audit_record(action=f"partner.link.{action}", target=row, details=details)
+            _link_event(row, action)
 
 
 def _names(home_name: str, partner_name: str) -> tuple[str, str, str, str]:

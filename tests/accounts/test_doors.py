@@ -10,6 +10,7 @@ from accounts.api.v1.base import TenantAPIView
 # URL names outside the tenancy, each with the reason.
 OUTSIDE_THE_DOORS = {
     "healthz",  # reads no tenant data: SELECT on pg_extension, broker and worker pings
+    "metrics",  # counters, and two totals from a function that returns numbers only (core/metrics_http.py)
     "schema",  # the OpenAPI document, the same for everyone
     "api-docs",  # the page that renders it
     "login",  # the admin and console sign-in forms: check a (global) user, show no tenant data

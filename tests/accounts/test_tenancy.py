@@ -27,6 +27,8 @@ GLOBAL_MODELS_ALLOWLIST = {
     "accounts.plan",
     # The catalogue of projects their owners published for every account to read.
     "accounts.publictarget",
+    # Which enterprise slugs sign in through an IdP (slug, id, on): the sign-in page's lookup (docs/sso.md).
+    "accounts.ssodirectory",
 }
 
 

@@ -52,7 +52,50 @@ PAGES: dict[str, tuple[str, dict[str, tuple[int, int]]]] = {
     "retention_dry_run": _page("/console/retention/dry-run/", 5, MEMBER_403, 4),
     "holds": _page("/console/holds/", 1, MEMBER_403, 1),
     "erasure": _page("/console/erasure/", 2, MEMBER_403, 1),
+    # People (tests/console/test_people_pages.py has their changes).
+    # members: the members with their teams and job roles, their direct grants, the pending invitations,
+    # the invitation form's teams; member: the same for one, plus the form's teams, roles and projects.
+    "members": _page("/console/members/", 6, MEMBER_403, 6),
+    "member": _page("/console/members/{member}/", 7, MEMBER_403, 7),
+    "teams": _page("/console/teams/", 3, MEMBER_403, 3),
+    # tasks: the readable tasks with their versions, the projects the form offers (a member's grants);
+    # task: one with its versions, and whether the member manages its project (guardian, for a member).
+    "tasks": _page("/console/tasks/", 2, 4, 1),
+    "task": _page("/console/tasks/{task}/", 2, 6, 2),
+    # Webhooks (tests/console/test_webhook_pages.py has their changes): the endpoints; one endpoint, its
+    # deliveries with their events (their logs: one more query when there are deliveries).
+    "webhooks": _page("/console/webhooks/", 1, MEMBER_403, 1),
+    "webhook": _page("/console/webhooks/{webhook}/", 2, MEMBER_403, 2),
+    # Single sign-on (docs/sso.md): the enterprise's identity provider (none here; with one, its teams too).
+    "sso": _page("/console/sso/", 1, MEMBER_403, 1),
 }
+
+
+def _url(console, template: str) -> str:
+    """The page's URL, with the ids it names (a task is made for the task page)."""
+    task = ""
+    if "{task}" in template:
+        from memory.services.tasks import task_create
+        from tests.memory.helpers import ctx
+
+        with ctx(console.world):
+            task = str(task_create(project=console.world.a.project, name="Release check").pk)
+    webhook = ""
+    if "{webhook}" in template:
+        from events.models import WebhookEndpoint
+        from tests.memory.helpers import ctx
+
+        with ctx(console.world):
+            webhook = str(
+                WebhookEndpoint.objects.create(url="https://example.com/hook", secret_encrypted="x").pk
+            )
+    return template.format(
+        webhook=webhook,
+        project=console.world.a.project.pk,
+        memory=console.memory_ids[0],
+        member=console.dave.members[console.world.a.enterprise.slug].pk,
+        task=task,
+    )
 
 
 def _door_queries(client) -> int:
@@ -87,7 +130,7 @@ def _ranking_queries(console, role) -> int:
 @pytest.mark.parametrize("page", list(PAGES))
 def test_every_page_under_every_role(client, console, django_assert_num_queries, page, role):
     template, expected = PAGES[page]
-    url = template.format(project=console.world.a.project.pk, memory=console.memory_ids[0])
+    url = _url(console, template)
     status, queries = expected[role]
     client.force_login(console.person(role).user)
     door = _door_queries(client)
@@ -111,7 +154,7 @@ def test_the_door_costs_a_handful_of_queries(client, console):
 
 @pytest.mark.parametrize("page", list(PAGES))
 def test_signed_out_goes_to_sign_in(client, console, page):
-    url = PAGES[page][0].format(project=console.world.a.project.pk, memory=console.memory_ids[0])
+    url = _url(console, PAGES[page][0])
     response = client.get(url)
     assert response.status_code == 302 and response.url.startswith("/console/login/?next=")
 
@@ -154,7 +197,7 @@ def test_static_files_are_served_without_a_cdn(client):
 @pytest.mark.parametrize("page", [p for p in PAGES if p not in ("enterprises", "audit_csv")])
 def test_an_auditor_sees_no_button_that_changes_anything(client, console, page):
     """The only form an auditor gets that posts is "Sign out" (choosing an enterprise changes no data)."""
-    url = PAGES[page][0].format(project=console.world.a.project.pk, memory=console.memory_ids[0])
+    url = _url(console, PAGES[page][0])
     client.force_login(console.world.bob.user)
     text = client.get(url).content.decode()
     sign_out = 'method="post" action="/console/logout/"'

@@ -35,6 +35,30 @@ DRF_ROUTES = {
     ("get", "/v1/imports"): DOOR | {"200", "403"},
     ("post", "/v1/imports"): DOOR | {"202", "403", "404", "409", "413", "415"},
     ("get", "/v1/imports/{import_id}"): DOOR | {"200", "403", "404"},
+    # People (accounts/api/v1/people.py) and tasks (memory/api/v1/tasks.py).
+    ("get", "/v1/members"): DOOR | {"200", "403"},
+    ("post", "/v1/members"): DOOR | {"201", "403", "404", "413", "415"},
+    ("get", "/v1/members/{member_id}"): DOOR | {"200", "403", "404"},
+    ("patch", "/v1/members/{member_id}"): DOOR | {"200", "403", "404", "413", "415"},
+    ("get", "/v1/teams"): DOOR | {"200", "403"},
+    ("post", "/v1/teams"): DOOR | {"201", "403", "409", "413", "415"},
+    ("patch", "/v1/teams/{team_id}"): DOOR | {"200", "403", "404", "413", "415"},
+    ("delete", "/v1/teams/{team_id}"): DOOR | {"204", "403", "404"},
+    ("get", "/v1/projects/{project_id}/grants"): DOOR | {"200", "403", "404"},
+    ("post", "/v1/projects/{project_id}/grants"): DOOR | {"200", "403", "404", "413", "415"},
+    ("get", "/v1/tasks"): DOOR | {"200", "403"},
+    ("post", "/v1/tasks"): DOOR | {"201", "403", "404", "413", "415"},
+    ("get", "/v1/tasks/{task_id}"): DOOR | {"200", "403", "404"},
+    ("patch", "/v1/tasks/{task_id}"): DOOR | {"200", "403", "404", "413", "415"},
+    # Events and webhooks (events/api/v1/views.py).
+    ("get", "/v1/events"): DOOR | {"200", "403"},
+    ("get", "/v1/webhooks"): DOOR | {"200", "403"},
+    ("post", "/v1/webhooks"): DOOR | {"201", "403", "413", "415"},
+    ("get", "/v1/webhooks/{webhook_id}"): DOOR | {"200", "403", "404"},
+    ("patch", "/v1/webhooks/{webhook_id}"): DOOR | {"200", "403", "404", "413", "415"},
+    ("delete", "/v1/webhooks/{webhook_id}"): DOOR | {"204", "403", "404"},
+    ("get", "/v1/webhooks/{webhook_id}/deliveries"): DOOR | {"200", "403", "404"},
+    ("post", "/v1/webhooks/deliveries/{delivery_id}/replay"): DOOR | {"202", "403", "404"},
 }
 # Tool routes that are not under /v1/tools/ nor a task's /memory/ (a tool's own api_routes).
 TOOL_ROUTES = {"/v1/memories:batch"}

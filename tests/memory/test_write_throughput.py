@@ -48,10 +48,10 @@ def test_a_save_takes_a_fixed_number_of_statements(world, alice):
     # the gate, one transaction (digest, key identified, context, key loaded with its member, project,
     # team, workspace, enterprise and plan, window, reset), the call (context, Main project, workspace,
     # known tags, lock, limits, Main's team, row, entities, entity links, tags, tag links, audit, the
-    # archivist's wake, tag tree, audit, reset). The test's own transaction encloses the doors':
-    # outermost, as in a served request, the COMMIT ends the settings and the two resets are not sent,
-    # and the gate adds one statement (its asynchronous commit).
-    assert len(known) == 23, "\n".join(known)
+    # event and whether a webhook listens (docs/events.md), the archivist's wake, tag tree, audit, reset).
+    # The test's own transaction encloses the doors': outermost, as in a served request, the COMMIT ends
+    # the settings and the two resets are not sent, and the gate adds one statement (its asynchronous commit).
+    assert len(known) == 25, "\n".join(known)
     fresh = _statements(
         alice,
         entities=[{"name": "Lee", "type": "person"}, {"name": "Kim", "type": "person"}],
@@ -60,7 +60,7 @@ def test_a_save_takes_a_fixed_number_of_statements(world, alice):
     )
     # New names: one insert and one read back for the entities; an insert and a read back per new tag
     # level (infra; infra/dns and infra/cdn; infra/dns/zones); the suggestions for the two new tags.
-    assert len(fresh) == 33, "\n".join(fresh)
+    assert len(fresh) == 35, "\n".join(fresh)
 
 
 def test_a_served_save_sends_no_resets_and_commits_its_gate_asynchronously(
@@ -92,7 +92,7 @@ def test_a_served_save_sends_no_resets_and_commits_its_gate_asynchronously(
     # count (no statement of its own).
     assert len(commits) == 2 and len(asynchronous) == 1 and asynchronous[0] < commits[0]
     assert "INSERT INTO memory_toolcallwindow" in sent[asynchronous[0]]
-    assert len([q for q in sent if q not in ("BEGIN", "COMMIT")]) == 23 - 2
+    assert len([q for q in sent if q not in ("BEGIN", "COMMIT")]) == 25 - 2
 
 
 def test_a_served_refusal_commits_its_gate_durably(committed_world, django_db_blocker):

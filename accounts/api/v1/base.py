@@ -21,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import access
 from accounts.models import AccessKey
 from accounts.selectors.keys import access_key_door
 from accounts.tasks import access_key_touch_soon
@@ -68,6 +69,7 @@ class TenantAPIView(APIView):
                 request_id=request_id_from(request.headers.get("X-Request-Id")),
                 door="rest",
             ) as (_, key):
+                access.key_member_active_check(key)
                 check_scope(key, self.scope_for(drf_request))
                 query_check(request)
                 access_key_touch_soon(key)

@@ -18,6 +18,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -43,6 +44,16 @@ from core.supervisor import (
 from core.uvicorn_http import HTTP_PROTOCOL
 
 
+def metrics_dir_reset() -> Path:
+    """``PROMETHEUS_MULTIPROC_DIR`` (default ``<MNEMOS_VAR_DIR>/metrics``), emptied of the last run's
+    files: counters start at zero with each serve, as Prometheus expects of a restarted target."""
+    folder = Path(os.environ.get("PROMETHEUS_MULTIPROC_DIR") or settings.VAR_DIR / "metrics")
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob("*.db"):
+        stale.unlink(missing_ok=True)
+    return folder
+
+
 class Command(BaseCommand):
     help = "Run Mnemos: database, migrations, demo data, a Celery worker and the ASGI server, supervised."
 
@@ -58,6 +69,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        self.metrics_dir = metrics_dir_reset()
         bootstrap_database()
         call_command("migrate", verbosity=0)
         creds = None if options["no_demo"] else import_string(settings.SERVE_DEMO_SEED)()
@@ -100,6 +112,8 @@ class Command(BaseCommand):
 
     def _env(self) -> dict[str, str]:
         env = {**os.environ, "PYTHONUNBUFFERED": "1", **attach_env(settings.DATABASES)}
+        # Every web and worker process writes its counters there; a scrape sums them (core/metrics.py).
+        env["PROMETHEUS_MULTIPROC_DIR"] = str(self.metrics_dir)
         # Links the tools hand out (switch_url) must point at this server.
         env.setdefault("MNEMOS_PUBLIC_URL", self.base_url)
         return env

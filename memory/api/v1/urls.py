@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.urls import path
 
 from core import http
-from memory.api.v1 import exports, guard, imports, runs, views
+from memory.api.v1 import exports, guard, imports, runs, tasks, views
 
 urlpatterns = [
     path("tools/<str:name>", http.ToolCallView.as_view(), name="tool-call"),
@@ -15,6 +15,8 @@ urlpatterns = [
     path("guard/check", guard.GuardCheckView.as_view(), name="guard-check"),
     path("guard/settings", guard.GuardSettingsView.as_view(), name="guard-settings"),
     path("guard/reports", guard.GuardReportsView.as_view(), name="guard-reports"),
+    path("tasks", tasks.TasksView.as_view(), name="tasks"),
+    path("tasks/<uuid:task_id>", tasks.TaskView.as_view(), name="task"),
     path("tasks/<uuid:task_id>/memory/ask", runs.TaskAskView.as_view(), name="task-ask"),
     path("tasks/<uuid:task_id>/runs", runs.RunStartView.as_view(), name="task-run-start"),
     path(
