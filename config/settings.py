@@ -10,6 +10,7 @@ from csp.constants import NONCE, NONE, SELF
 
 from core.dbserver import database_settings
 from core.env import env_bool, env_float, env_int, env_list, env_str, transport_security
+from core.queues import task_routes
 
 # The embedder's C engine (OpenMP) spins on every core by default: next to a database and a worker on a
 # 2-core machine that made one query's embedding p95 694 ms; one thread measured p50 25 / p95 44 ms.
@@ -212,6 +213,15 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env_str("MNEMOS_CELERY_QUEUE", "mnemos")
+# One queue a kind of work (core/queues.py, docs/scaling.md): a worker fleet can give the archivist's
+# embedding its own machines. Tasks not named here go to the default queue.
+WORK_KINDS: dict[str, tuple[str, ...]] = {
+    "archivist": ("memory.archivist_drain", "memory.archivist_process", "memory.embedding_reindex"),
+    "guard": ("memory.guard_rescan",),
+    "io": ("memory.import_step", "memory.export_step", "memory.retention_apply"),
+    "webhooks": ("events.dispatch", "events.deliver"),
+}
+CELERY_TASK_ROUTES = task_routes(CELERY_TASK_DEFAULT_QUEUE, WORK_KINDS)
 # The outbox (accounts.models.Job, docs/operations.md "Background jobs"): a pending job is sent again
 # once it has waited JOBS_STALE_SECONDS since its last send (the wait doubles with every send, at most
 # 10 minutes); the sweeper looks every JOBS_SWEEP_SECONDS (Celery beat; serve runs it in the worker),

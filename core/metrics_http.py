@@ -11,6 +11,8 @@ request threads; under WSGI it is ``metrics_view`` (config/urls.py).
 from __future__ import annotations
 
 import hmac
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from django.conf import settings
 from django.db import connections
@@ -68,3 +70,35 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
     if not allowed:
         return HttpResponseNotFound("Not Found", content_type="text/plain")
     return HttpResponse(metrics_exposition(), content_type=CONTENT_TYPE_LATEST)
+
+
+def metrics_serve(host: str, port: int) -> ThreadingHTTPServer:
+    """``/metrics`` on a port of its own, for a process that serves no HTTP (``serve --role worker``: its
+    worker's counters, from ``PROMETHEUS_MULTIPROC_DIR``), under the same rule as the web's; the caller
+    calls ``shutdown()``. The standard library's server: one scrape every few seconds needs no more."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            allowed = self.path.split("?", 1)[0] == "/metrics" and metrics_allowed(
+                authorization=self.headers.get("Authorization"),
+                client=self.client_address[0],
+                forwarded="X-Forwarded-For" in self.headers or "Forwarded" in self.headers,
+            )
+            if allowed:
+                body, status, kind = _exposition_closing(), 200, CONTENT_TYPE_LATEST
+            else:
+                body, status, kind = b"Not Found", 404, "text/plain"
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:  # scrapes are not logged, as on the web
+            return
+
+    server = ThreadingHTTPServer((host, port), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name="metrics", daemon=True).start()
+    return server

@@ -255,8 +255,11 @@ class Supervisor:
         watch.restart_at = now + wait
 
 
-def worker_command(*, python: str, concurrency: int, queue: str, node: str, beat_schedule: Path) -> list[str]:
-    """The Celery worker with beat embedded (one beat per serve: its schedule file is serve's)."""
+def worker_command(
+    *, python: str, concurrency: int, queues: Sequence[str], node: str, beat_schedule: Path | None
+) -> list[str]:
+    """The Celery worker on ``queues`` (core/queues.py), with beat embedded when ``beat_schedule`` is given
+    (one beat per deployment: a fleet's other workers run without)."""
     return [
         python,
         "-m",
@@ -269,12 +272,10 @@ def worker_command(*, python: str, concurrency: int, queue: str, node: str, beat
         "--concurrency",
         str(concurrency),
         "-Q",
-        queue,
+        ",".join(queues),
         "-n",
         node,
-        "-B",
-        "-s",
-        str(beat_schedule),
+        *(["-B", "-s", str(beat_schedule)] if beat_schedule is not None else []),
     ]
 
 

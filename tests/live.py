@@ -17,6 +17,7 @@ from pathlib import Path
 from django.conf import settings
 
 from config.celery import app
+from core.queues import worker_queues
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -57,12 +58,14 @@ def worker_process(
     extra_args: Sequence[str] = (),
     beat: bool = False,
     env: Mapping[str, str] | None = None,
+    queues: Sequence[str] = (),
 ) -> Iterator[tuple[str, subprocess.Popen]]:
     """A real Celery worker on the configured broker and queue; yields (node name, process) once it answers.
 
     ``extra_args`` go to ``celery worker`` as they are (bench/broker: ``--include``, ``--prefetch-multiplier``);
     ``beat``: with Celery beat inside it (the outbox's sweeper), as ``manage.py serve`` runs it; ``env``:
-    variables of its own over this process's."""
+    variables of its own over this process's; ``queues``: the queues it consumes (default: every kind's,
+    core/queues.py)."""
     name = f"{prefix}-{uuid.uuid4().hex[:8]}@{socket.gethostname()}"
     process = subprocess.Popen(
         [
@@ -77,7 +80,7 @@ def worker_process(
             "--concurrency",
             str(concurrency),
             "-Q",
-            settings.CELERY_TASK_DEFAULT_QUEUE,
+            ",".join(queues or worker_queues(settings.CELERY_TASK_DEFAULT_QUEUE, settings.WORK_KINDS)),
             "-n",
             name,
             *extra_args,

@@ -290,7 +290,7 @@ def test_a_warm_shutdown_lets_the_workers_job_finish(tmp_path):
     command = worker_command(
         python=sys.executable,
         concurrency=1,
-        queue=settings.CELERY_TASK_DEFAULT_QUEUE,
+        queues=[settings.CELERY_TASK_DEFAULT_QUEUE],
         node=node,
         beat_schedule=tmp_path / "celerybeat-schedule",
     )

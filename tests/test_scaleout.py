@@ -1,0 +1,164 @@
+"""Scale-out pieces (issue 22, docs/scaling.md): one queue a kind of work, and ``serve --role web`` and
+``--role worker`` nodes that share one database, each started as an operator would start it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import CommandError, call_command
+
+from config.celery import app
+from core.queues import UNKNOWN_KIND, all_kinds, queue_name, task_routes, worker_queues
+from core.tenancy import tenant_context
+from memory.models import Memory
+from tests.live import ROOT, free_port, stop_process, wait_for
+
+BASE = settings.CELERY_TASK_DEFAULT_QUEUE
+DEFAULT_QUEUE_TASKS = {"accounts.access_key_touch", "accounts.jobs_sweep", "memory.retention_sweep"}
+QUIET_BEAT = {"PYTHONUNBUFFERED": "1", "MNEMOS_JOBS_SWEEP_SECONDS": "3600"}
+
+
+def test_every_kind_names_real_tasks_and_the_broker_routes_them_to_its_queue():
+    app.loader.import_default_modules()
+    for kind, tasks in settings.WORK_KINDS.items():
+        for task in tasks:
+            assert task in app.tasks, f"{task} (kind {kind}) is no task: renamed?"
+            assert app.amqp.router.route({}, task)["queue"].name == f"{BASE}.{kind}"
+    # Everything else stays on the default queue: light and short. A new task is placed on purpose.
+    named = {task for tasks in settings.WORK_KINDS.values() for task in tasks}
+    ours = {name for name in app.tasks if name.split(".")[0] in {"accounts", "memory", "events", "partners"}}
+    assert ours - named == DEFAULT_QUEUE_TASKS
+    for task in DEFAULT_QUEUE_TASKS:
+        assert app.amqp.router.route({}, task)["queue"].name == BASE
+
+
+def test_a_worker_takes_every_queue_or_the_kinds_it_is_given():
+    kinds = settings.WORK_KINDS
+    assert worker_queues(BASE, kinds) == [queue_name(BASE, k) for k in all_kinds(kinds)]
+    assert worker_queues(BASE, kinds, ["archivist", " io", "archivist"]) == [
+        f"{BASE}.archivist",
+        f"{BASE}.io",
+    ]
+    with pytest.raises(ValueError) as refused:
+        worker_queues(BASE, kinds, ["embedding"])
+    assert str(refused.value) == UNKNOWN_KIND.format(
+        kind="embedding", kinds="default, archivist, guard, io, webhooks"
+    )
+    with pytest.raises(ValueError, match="named by two kinds"):
+        task_routes(BASE, {"a": ("x.y",), "b": ("x.y",)})
+
+
+def test_fleet_roles_are_refused_where_they_would_start_or_migrate_a_database(django_db_setup):
+    # This test process started the session's embedded server: a fleet node may not own one.
+    with pytest.raises(CommandError, match="start no database: set DATABASE_URL"):
+        call_command("serve", role="web", port=free_port())
+    with pytest.raises(CommandError, match="are for --role worker"):
+        call_command("serve", role="web", kinds="archivist")
+    with pytest.raises(CommandError, match="unknown kind of work 'gpu'"):
+        call_command("serve", role="worker", kinds="gpu")
+
+
+@contextmanager
+def _node(tmp_path: Path, name: str, *args: str, ready: str) -> Iterator[Path]:
+    """``manage.py serve`` with ``args`` in a process of its own, until ``ready`` is in its output."""
+    log = tmp_path / f"{name}.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", "serve", *args],
+            cwd=ROOT,
+            env={**os.environ, **QUIET_BEAT, "MNEMOS_VAR_DIR": str(tmp_path / "var")},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        wait_for(
+            lambda: process.poll() is not None or ready in log.read_text(),
+            timeout=120,
+            what=f"the {name} node",
+        )
+        assert process.poll() is None, log.read_text()
+        yield log
+    finally:
+        code = stop_process(process, sig=signal.SIGINT, timeout=90)
+        assert code == 0, log.read_text()
+        assert "Mnemos stopped." in log.read_text()
+
+
+def _remember(base: str, secret: str, content: str) -> str:
+    request = urllib.request.Request(
+        f"{base}/v1/tools/remember",
+        data=json.dumps({"content": content}).encode(),
+        headers={"Authorization": f"Bearer {secret}", "Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return str(json.load(response)["id"])
+
+
+def _embedded(world, memory_id: str) -> bool:
+    with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
+        return Memory.objects.filter(pk=memory_id, embedding__isnull=False).exists()
+
+
+def _scrape(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.read().decode()
+
+
+@pytest.mark.live
+def test_a_web_node_and_workers_by_kind_share_the_work(committed_world, django_db_blocker, tmp_path):
+    """A save through a web node waits for a worker of its kind: one on the webhooks queue leaves the
+    archivist's job alone; one started for the archivist embeds it, and its own /metrics counts it."""
+    world = committed_world
+    _, secret = world.alice.keys[world.a.enterprise.slug]
+    web_port, metrics_port = free_port(), free_port()
+    with django_db_blocker.unblock():
+        with (
+            _node(
+                tmp_path, "web", "--role", "web", "--port", str(web_port), ready="as a web node"
+            ) as web_log,
+            _node(
+                tmp_path, "hooks", "--role", "worker", "--kinds", "webhooks", ready="Press Ctrl-C"
+            ) as hooks,
+        ):
+            assert f"Mnemos worker running on {BASE}.webhooks\n" in hooks.read_text()
+            assert "Login" not in web_log.read_text()  # no demo data from a fleet node
+            base = f"http://127.0.0.1:{web_port}"
+            memory_id = _remember(base, secret, "The staging database moved to the new cluster on Monday.")
+            time.sleep(3)  # the job's message sits on the archivist's queue: no worker of that kind yet
+            assert not _embedded(world, memory_id)
+            with _node(
+                tmp_path,
+                "archivist",
+                "--role",
+                "worker",
+                "--kinds",
+                "archivist",
+                "--metrics-port",
+                str(metrics_port),
+                ready="Press Ctrl-C",
+            ) as archivist:
+                assert f"metrics at http://127.0.0.1:{metrics_port}/metrics" in archivist.read_text()
+                wait_for(lambda: _embedded(world, memory_id), timeout=120, interval=0.5, what="the embedding")
+                counted = _scrape(f"http://127.0.0.1:{metrics_port}/metrics")
+                assert "mnemos_embeddings_total 1.0" in counted, counted
+                with pytest.raises(urllib.error.HTTPError) as elsewhere:
+                    _scrape(f"http://127.0.0.1:{metrics_port}/other")
+                assert elsewhere.value.code == 404
+            # The web node served the save; its own scrape has the request, not the worker's embedding.
+            web_counted = _scrape(f"{base}/metrics")
+            assert 'mnemos_tool_calls_total{status="ok",surface="rest",tool="remember"} 1.0' in web_counted
+            assert "mnemos_embeddings_total 1.0" not in web_counted
