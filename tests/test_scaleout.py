@@ -19,14 +19,19 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
+from accounts.models import Job, JobState
 from config.celery import app
+from core.dispatch import tool_dispatch
+from core.jobs import job_send
 from core.queues import UNKNOWN_KIND, all_kinds, queue_name, task_routes, worker_queues
 from core.tenancy import tenant_context
-from memory.models import Memory
-from tests.live import ROOT, free_port, stop_process, wait_for
+from memory.models import EntityCooccurrence, Memory
+from memory.services.archivist import ARCHIVIST_BATCH
+from tests.live import ROOT, free_port, stop_process, wait_for, worker_process
 
 BASE = settings.CELERY_TASK_DEFAULT_QUEUE
 DEFAULT_QUEUE_TASKS = {"accounts.access_key_touch", "accounts.jobs_sweep", "memory.retention_sweep"}
+RACED_MEMORIES = 3 * ARCHIVIST_BATCH  # three archivist jobs: one is cut short by the kill
 QUIET_BEAT = {"PYTHONUNBUFFERED": "1", "MNEMOS_JOBS_SWEEP_SECONDS": "3600"}
 
 
@@ -162,3 +167,69 @@ def test_a_web_node_and_workers_by_kind_share_the_work(committed_world, django_d
             web_counted = _scrape(f"{base}/metrics")
             assert 'mnemos_tool_calls_total{status="ok",surface="rest",tool="remember"} 1.0' in web_counted
             assert "mnemos_embeddings_total 1.0" not in web_counted
+
+
+@pytest.mark.live
+def test_two_workers_race_on_duplicated_jobs_and_a_killed_one_loses_nothing(
+    committed_world, django_db_blocker
+):
+    """Two archivist workers get every job twice (each message sent again by hand), and one is killed
+    mid-stream: every memory is embedded, and what the archivist counts (the co-occurrence of two people
+    named in every memory) is counted once a memory, however many runs raced or died."""
+    world = committed_world
+    _, secret = world.alice.keys[world.a.enterprise.slug]
+    enterprise_id = str(world.a.enterprise.pk)
+    queues = worker_queues(BASE, settings.WORK_KINDS, ["default", "archivist"])
+    # The survivor's sweeper sends again, within seconds, the job the killed worker held.
+    quick_sweep = {"MNEMOS_JOBS_STALE_SECONDS": "2", "MNEMOS_JOBS_SWEEP_SECONDS": "1"}
+    with django_db_blocker.unblock():
+        ids = []
+        for n in range(RACED_MEMORIES):
+            outcome = tool_dispatch(
+                secret=secret,
+                name="save_memory",
+                arguments={
+                    "summary": f"Dana and Lee reviewed release {n}.",
+                    "content": f"Dana and Lee reviewed release {n} and signed it off.",
+                    "entities": [{"name": "Dana", "type": "person"}, {"name": "Lee", "type": "person"}],
+                    "tags": [],
+                },
+                surface="rest",
+            )
+            assert outcome.ok, outcome.error
+            ids.append(outcome.output["event_id"])
+        with tenant_context(enterprise_id=enterprise_id, door="test"):
+            recorded = list(Job.objects.filter(state=JobState.PENDING).values_list("pk", "task", "kwargs"))
+        assert recorded
+        for job_id, task, kwargs in recorded:  # every message twice
+            strip = {k: v for k, v in kwargs.items() if k not in ("enterprise_id", "job_id")}
+            assert job_send(task=task, job_id=str(job_id), enterprise_id=enterprise_id, kwargs=strip)
+
+        def embedded() -> int:
+            with tenant_context(enterprise_id=enterprise_id, door="test"):
+                return Memory.objects.filter(pk__in=ids, embedding__isnull=False).count()
+
+        def counted() -> int:
+            with tenant_context(enterprise_id=enterprise_id, door="test"):
+                pairs = EntityCooccurrence.objects.filter(
+                    a__name__in=["Dana", "Lee"], b__name__in=["Dana", "Lee"]
+                )
+                return sum(pairs.values_list("count", flat=True))
+
+        with (
+            worker_process(prefix="racer-a", queues=queues, env=quick_sweep) as (_, doomed),
+            worker_process(prefix="racer-b", queues=queues, env=quick_sweep, beat=True),
+        ):
+            wait_for(lambda: embedded() >= 1, timeout=120, interval=0.2, what="the first embedding")
+            os.killpg(doomed.pid, signal.SIGKILL)
+            assert embedded() < len(ids)  # killed with work left: at most two of three batches were done
+            wait_for(
+                lambda: embedded() == len(ids) and counted() == len(ids),
+                timeout=180,
+                interval=0.5,
+                what=f"{len(ids)} memories embedded and counted",
+            )
+            time.sleep(3)  # the duplicates still in flight land, and change nothing
+            assert counted() == len(ids)
+            with tenant_context(enterprise_id=enterprise_id, door="test"):
+                assert not Job.objects.filter(task__startswith="memory.archivist").exists()
