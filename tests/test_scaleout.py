@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -124,6 +125,12 @@ def _active(node: str) -> bool:
     return bool(answer.get(node))
 
 
+def _value(exposition: str, sample: str) -> float:
+    """A label-less sample's value in a scrape (0 when the process never wrote it)."""
+    found = re.search(rf"^{re.escape(sample)} (\S+)$", exposition, re.MULTILINE)
+    return float(found.group(1)) if found else 0.0
+
+
 def _scrape(url: str) -> str:
     with urllib.request.urlopen(url, timeout=10) as response:
         return response.read().decode()
@@ -164,15 +171,16 @@ def test_a_web_node_and_workers_by_kind_share_the_work(committed_world, django_d
             ) as archivist:
                 assert f"metrics at http://127.0.0.1:{metrics_port}/metrics" in archivist.read_text()
                 wait_for(lambda: _embedded(world, memory_id), timeout=120, interval=0.5, what="the embedding")
+                # At least this one (a shared broker may hold other tests' leftover jobs of the kind).
                 counted = _scrape(f"http://127.0.0.1:{metrics_port}/metrics")
-                assert "mnemos_embeddings_total 1.0" in counted, counted
+                assert _value(counted, "mnemos_embeddings_total") >= 1, counted
                 with pytest.raises(urllib.error.HTTPError) as elsewhere:
                     _scrape(f"http://127.0.0.1:{metrics_port}/other")
                 assert elsewhere.value.code == 404
             # The web node served the save; its own scrape has the request, not the worker's embedding.
             web_counted = _scrape(f"{base}/metrics")
             assert 'mnemos_tool_calls_total{status="ok",surface="rest",tool="remember"} 1.0' in web_counted
-            assert "mnemos_embeddings_total 1.0" not in web_counted
+            assert _value(web_counted, "mnemos_embeddings_total") == 0
 
 
 @pytest.mark.live
