@@ -24,7 +24,7 @@ import httpx
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Count, Min, Q
 from django.utils import timezone
 
 from accounts import access
@@ -186,11 +186,13 @@ def webhook_deliver(*, delivery_id: str) -> str:
         endpoint=endpoint,
         state=DeliveryState.PENDING,
         event__subject=event.subject,
-    )
-    if earlier.exists():  # this subject's earlier events reach the endpoint first
-        job_record(
-            task="events.deliver", kwargs={"delivery_id": str(delivery.pk)}, delay=timedelta(seconds=1)
+    ).aggregate(count=Count("pk"), next_try=Min("next_attempt_at"))
+    if earlier["count"]:  # this subject's earlier events reach the endpoint first
+        # Looked at again a second after the earliest of them is tried (not every second while it backs off).
+        wait = max(timedelta(), (earlier["next_try"] or timezone.now()) - timezone.now()) + timedelta(
+            seconds=1
         )
+        job_record(task="events.deliver", kwargs={"delivery_id": str(delivery.pk)}, delay=wait)
         return "waiting for an earlier event"
     # The first try after a person's replay is logged as one (a replay starts the count again).
     return _attempt(delivery, replay=delivery.replayed_at is not None and delivery.attempts == 0)

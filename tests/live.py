@@ -22,6 +22,11 @@ from core.queues import worker_queues
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# For a worker with beat (or serve) started by a test: beat runs, but sends no sweep while the test runs,
+# so a test fails only for what it tests.
+QUIET_BEAT = {"PYTHONUNBUFFERED": "1", "MNEMOS_JOBS_SWEEP_SECONDS": "3600"}
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -28,12 +28,11 @@ from core.queues import UNKNOWN_KIND, all_kinds, queue_name, task_routes, worker
 from core.tenancy import tenant_context
 from memory.models import EntityCooccurrence, Memory
 from memory.services.archivist import ARCHIVIST_BATCH
-from tests.live import ROOT, free_port, stop_process, wait_for, worker_process
+from tests.live import QUIET_BEAT, ROOT, free_port, stop_process, wait_for, worker_process
 
 BASE = settings.CELERY_TASK_DEFAULT_QUEUE
 DEFAULT_QUEUE_TASKS = {"accounts.access_key_touch", "accounts.jobs_sweep", "memory.retention_sweep"}
 RACED_MEMORIES = 3 * ARCHIVIST_BATCH  # three archivist jobs: one is cut short by the kill
-QUIET_BEAT = {"PYTHONUNBUFFERED": "1", "MNEMOS_JOBS_SWEEP_SECONDS": "3600"}
 
 
 def test_every_kind_names_real_tasks_and_the_broker_routes_them_to_its_queue():

@@ -33,12 +33,8 @@ from core.supervisor import (
     restart_policy,
     worker_command,
 )
-from tests.live import ROOT, free_port, stop_process, wait_for
+from tests.live import QUIET_BEAT, ROOT, free_port, stop_process, wait_for
 
-# Beat runs in the worker, but sends no sweep while a test runs: kombu's filesystem transport can hand a
-# worker a message file its sender has created and not yet written (JSONDecodeError, the worker stops),
-# and a test here should fail for what it tests.
-QUIET_BEAT = {"PYTHONUNBUFFERED": "1", "MNEMOS_JOBS_SWEEP_SECONDS": "3600"}
 FAST = RestartPolicy(backoff_s=0.05, backoff_max_s=1.0, limit=2, window_s=60.0)
 
 

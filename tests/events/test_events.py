@@ -9,15 +9,17 @@ import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 from django.db import transaction
+from django.utils import timezone
 from prometheus_client import REGISTRY
 from standardwebhooks.webhooks import Webhook
 
-from accounts.models import AccessKey, AuditEvent, Member
+from accounts.models import AccessKey, AuditEvent, Job, Member
 from accounts.services.keys import access_key_create
 from core.tenancy import tenant_context
 from events.models import DeliveryState, Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -430,3 +432,24 @@ def test_edge_arguments_are_read_or_refused_never_a_server_error(world, client):
     # The published shape (a [host]) but no IPv6 address in it: what a schema cannot say is a 422.
     unusable = _webhook(client, secret, "https://[FD]:2/hook")
     assert unusable.status_code == 422 and unusable.json()["error"] == WRONG_URL
+
+
+def test_a_later_event_waits_until_the_earlier_ones_next_try_not_every_second(world, client, receiver):
+    secret = _key(world)
+    _webhook(client, secret, receiver.url)
+    memory_id = _save(client, secret, "The billing job runs at 02:00.")
+    tool(client, secret, "forget", {"id": memory_id, "reason": "replaced"})
+    enterprise_id = str(world.a.enterprise.pk)
+    assert dispatch.apply(kwargs={"enterprise_id": enterprise_id}).successful()
+    backing_off = timezone.now() + timedelta(minutes=10)
+    with tenant_context(enterprise_id=enterprise_id, door="test"):
+        first, second = WebhookDelivery.objects.order_by("event__txid", "event_id")
+        WebhookDelivery.objects.filter(pk=first.pk).update(next_attempt_at=backing_off)
+    result = deliver.apply(kwargs={"enterprise_id": enterprise_id, "delivery_id": str(second.pk)})
+    assert result.get() == "waiting for an earlier event"
+    with tenant_context(enterprise_id=enterprise_id, door="test"):
+        waiting = Job.objects.filter(task="events.deliver", kwargs__delivery_id=str(second.pk)).latest(
+            "created_at"
+        )
+    assert waiting.due_at > backing_off + timedelta(seconds=1)
+    assert receiver.received == []

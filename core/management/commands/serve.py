@@ -274,15 +274,14 @@ class Command(BaseCommand):
         out(f"  MCP             : {base}/mcp   (Authorization: Bearer <access key>)")
         out(f"  REST API        : {base}/v1/   (OpenAPI: {base}/v1/schema/, docs: {base}/v1/docs/)")
         out(f"  Health          : {base}/healthz")
-        if role == ROLE_WEB:
-            pass
-        elif creds is not None and creds.created:
-            for enterprise, username, password in creds.logins:
-                out(f"  Login           : {username} / {password}   ({enterprise})")
-            if creds.access_key:
-                out(f"  Access key      : {creds.access_key}   (demo; shown once)")
-        else:
-            out("  Demo logins and key were printed on first start. New key:")
-            out("    python manage.py accesskey create --enterprise demo")
+        if role == ROLE_ALL:  # a web node of a fleet made no demo data
+            if creds is not None and creds.created:
+                for enterprise, username, password in creds.logins:
+                    out(f"  Login           : {username} / {password}   ({enterprise})")
+                if creds.access_key:
+                    out(f"  Access key      : {creds.access_key}   (demo; shown once)")
+            else:
+                out("  Demo logins and key were printed on first start. New key:")
+                out("    python manage.py accesskey create --enterprise demo")
         out("Press Ctrl-C to stop.")
         self.stdout.flush()
