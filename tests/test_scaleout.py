@@ -20,19 +20,14 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from accounts.models import Job, JobState
 from config.celery import app
-from core.dispatch import tool_dispatch
-from core.jobs import job_send
 from core.queues import UNKNOWN_KIND, all_kinds, queue_name, task_routes, worker_queues
 from core.tenancy import tenant_context
-from memory.models import EntityCooccurrence, Memory
-from memory.services.archivist import ARCHIVIST_BATCH
-from tests.live import QUIET_BEAT, ROOT, free_port, stop_process, wait_for, worker_process
+from memory.models import Memory
+from tests.live import QUIET_BEAT, ROOT, free_port, stop_process, wait_for
 
 BASE = settings.CELERY_TASK_DEFAULT_QUEUE
 DEFAULT_QUEUE_TASKS = {"accounts.access_key_touch", "accounts.jobs_sweep", "memory.retention_sweep"}
-RACED_MEMORIES = 3 * ARCHIVIST_BATCH  # three archivist jobs: one is cut short by the kill
 
 
 def test_every_kind_names_real_tasks_and_the_broker_routes_them_to_its_queue():
@@ -118,23 +113,10 @@ def _embedded(world, memory_id: str) -> bool:
         return Memory.objects.filter(pk=memory_id, embedding__isnull=False).exists()
 
 
-def _active(node: str) -> bool:
-    """Whether the worker ``node`` is running a task now (Celery's remote control)."""
-    answer = app.control.inspect(destination=[node], timeout=0.5).active() or {}
-    return bool(answer.get(node))
-
-
 def _value(exposition: str, sample: str) -> float:
     """A label-less sample's value in a scrape (0 when the process never wrote it)."""
     found = re.search(rf"^{re.escape(sample)} (\S+)$", exposition, re.MULTILINE)
     return float(found.group(1)) if found else 0.0
-
-
-def _purge(queues: list[str]) -> None:
-    """Empty the broker's ``queues`` (kombu's purge, on Redis or the filesystem)."""
-    with app.connection_for_write() as connection:
-        for queue in queues:
-            connection.default_channel.queue_purge(queue)
 
 
 def _scrape(url: str) -> str:
@@ -149,7 +131,6 @@ def test_a_web_node_and_workers_by_kind_share_the_work(committed_world, django_d
     world = committed_world
     _, secret = world.alice.keys[world.a.enterprise.slug]
     web_port, metrics_port = free_port(), free_port()
-    _purge(worker_queues(BASE, settings.WORK_KINDS))  # no other test's leftover work ahead of this one
     with django_db_blocker.unblock():
         with (
             _node(
@@ -178,8 +159,10 @@ def test_a_web_node_and_workers_by_kind_share_the_work(committed_world, django_d
             ) as archivist:
                 assert f"metrics at http://127.0.0.1:{metrics_port}/metrics" in archivist.read_text()
                 wait_for(lambda: _embedded(world, memory_id), timeout=120, interval=0.5, what="the embedding")
+                # This one at least: the drain hands the archivist every memory of the project still
+                # without a vector (the test world's own too).
                 counted = _scrape(f"http://127.0.0.1:{metrics_port}/metrics")
-                assert _value(counted, "mnemos_embeddings_total") == 1, counted
+                assert _value(counted, "mnemos_embeddings_total") >= 1, counted
                 with pytest.raises(urllib.error.HTTPError) as elsewhere:
                     _scrape(f"http://127.0.0.1:{metrics_port}/other")
                 assert elsewhere.value.code == 404
@@ -187,71 +170,3 @@ def test_a_web_node_and_workers_by_kind_share_the_work(committed_world, django_d
             web_counted = _scrape(f"{base}/metrics")
             assert 'mnemos_tool_calls_total{status="ok",surface="rest",tool="remember"} 1.0' in web_counted
             assert _value(web_counted, "mnemos_embeddings_total") == 0
-
-
-@pytest.mark.live
-def test_two_workers_race_on_duplicated_jobs_and_a_killed_one_loses_nothing(
-    committed_world, django_db_blocker
-):
-    """A first worker is killed while it holds an archivist job; every pending job of the enterprise is then
-    sent again (what the sweeper does for a job whose worker died: its row is still there), so most go
-    twice, and a second worker, whose two pool processes race on the duplicates, finishes: every memory is
-    embedded, and what the archivist counts (the co-occurrence of the two people every memory names) is
-    counted once a memory, however many runs raced or died."""
-    world = committed_world
-    _, secret = world.alice.keys[world.a.enterprise.slug]
-    enterprise_id = str(world.a.enterprise.pk)
-    queues = worker_queues(BASE, settings.WORK_KINDS, ["default", "archivist"])
-    # Only this test's jobs: other tests' leftover messages (on a shared Redis) might wait on rows of
-    # their own. No beat either, for the same reason: the test sends again what the sweeper would.
-    _purge(queues)
-    with django_db_blocker.unblock():
-        ids = []
-        for n in range(RACED_MEMORIES):
-            outcome = tool_dispatch(
-                secret=secret,
-                name="save_memory",
-                arguments={
-                    "summary": f"Dana and Lee reviewed release {n}.",
-                    "content": f"Dana and Lee reviewed release {n} and signed it off.",
-                    "entities": [{"name": "Dana", "type": "person"}, {"name": "Lee", "type": "person"}],
-                    "tags": [],
-                },
-                surface="rest",
-            )
-            assert outcome.ok, outcome.error
-            ids.append(outcome.output["event_id"])
-
-        def embedded() -> int:
-            with tenant_context(enterprise_id=enterprise_id, door="test"):
-                return Memory.objects.filter(pk__in=ids, embedding__isnull=False).count()
-
-        def counted() -> int:
-            with tenant_context(enterprise_id=enterprise_id, door="test"):
-                pairs = EntityCooccurrence.objects.filter(
-                    a__name__in=["Dana", "Lee"], b__name__in=["Dana", "Lee"]
-                )
-                return sum(pairs.values_list("count", flat=True))
-
-        with worker_process(prefix="doomed", queues=queues) as (doomed_name, doomed):
-            # Alone, it takes work at once; it is killed while it holds a job (its batch takes seconds).
-            wait_for(lambda: _active(doomed_name), timeout=120, interval=0.1, what="the first worker's job")
-            os.killpg(doomed.pid, signal.SIGKILL)
-        assert embedded() < len(ids)  # killed with work left
-        with tenant_context(enterprise_id=enterprise_id, door="test"):
-            pending = list(Job.objects.filter(state=JobState.PENDING).values_list("pk", "task", "kwargs"))
-        assert pending  # the killed worker's job at least: its row outlived it
-        for job_id, task, kwargs in pending:
-            ours = {k: v for k, v in kwargs.items() if k not in ("enterprise_id", "job_id")}
-            assert job_send(task=task, job_id=str(job_id), enterprise_id=enterprise_id, kwargs=ours)
-        with worker_process(prefix="survivor", queues=queues, concurrency=2):
-            wait_for(
-                lambda: embedded() == len(ids) and counted() == len(ids),
-                timeout=180,
-                interval=0.5,
-                what=f"{len(ids)} memories embedded and counted",
-            )
-            time.sleep(3)  # the duplicates still in flight land, and change nothing
-            assert counted() == len(ids)
-            with tenant_context(enterprise_id=enterprise_id, door="test"):
-                assert not Job.objects.filter(task__startswith="memory.archivist").exists()
