@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test lint format bench docs clean
+.PHONY: setup run test test-pgbouncer cluster lint format bench docs clean
 
 $(STAMP): requirements.txt requirements-dev.txt clients/python/pyproject.toml $(wildcard vendor/e5engine/*.py vendor/e5engine/*.toml vendor/e5engine/mnemos_e5engine/*)
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,18 @@ setup: $(STAMP)
 run: setup
 	$(PY) manage.py serve
 
+# Primary + replica, PgBouncer, Redis, 2 web nodes and 2 workers on loopback (docs/scaling.md); Ctrl-C stops all.
+cluster: setup
+	$(PY) manage.py cluster
+
 test: setup
 	$(PY) -m pytest
+
+# The tenancy suites again, every app-role connection through PgBouncer in transaction mode (docs/scaling.md).
+TENANCY_SUITES = tests/accounts/test_tenancy.py tests/accounts/test_tenant_manager.py tests/accounts/test_doors.py \
+	tests/test_access_matrix.py tests/memory/test_visible_sql.py tests/memory/test_graph_visibility.py
+test-pgbouncer: setup
+	MNEMOS_TEST_THROUGH_PGBOUNCER=1 $(PY) -m pytest -q -p no:cacheprovider $(TENANCY_SUITES)
 
 # makemigrations --check fails when a model changed without its migration; its warning about the
 # consistency check (no app role outside a test run) is harmless: it compares models with migrations.

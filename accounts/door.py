@@ -22,6 +22,7 @@ from accounts.models import AccessKey, SubscriptionState, ToolCallWindow
 from accounts.selectors.keys import access_key_door, access_key_identify
 from accounts.services.audit import audit_record
 from accounts.tasks import access_key_touch_soon
+from core.dbrouting import replica_aliases, replica_for_reads, wrote_recently
 from core.dispatch import ToolOutcome, UnknownTool, call_audit_details
 from core.errors import Forbidden, MnemosError, NotAuthenticated, RateLimited
 from core.registry import ToolCall, ToolSpec, tools_for_key
@@ -100,25 +101,47 @@ def _check_scope(key: AccessKey, spec: ToolSpec) -> None:
         raise Forbidden(access.MEMBERSHIP_INACTIVE, code="membership_inactive")
 
 
+def _replica_for(key: AccessKey, spec: ToolSpec) -> str | None:
+    """A replica for a read-only call whose key wrote nothing within the read-your-writes window."""
+    if not spec.read_only or not replica_aliases():
+        return None
+    if key.last_write_at is not None and wrote_recently(key.last_write_at.timestamp()):
+        return None
+    return replica_for_reads()
+
+
+def _mark_write(key: AccessKey) -> None:
+    """In the write's own transaction: the key's next reads stay on the primary for a while."""
+    AccessKey.objects.filter(pk=key.pk).update(last_write_at=timezone.now())
+
+
 @dataclass
 class KeyPass:
     """A call the gate let through: the key, and what the door needs of it."""
 
     key: AccessKey
     request_id: str
+    read_only: bool = True
+    # The replica the call reads on (core/dbrouting.py), for its first context only: a failed call's
+    # audit, in a context of its own after the rollback, needs none.
+    read_alias: str | None = None
 
     @contextmanager
     def context(self) -> Iterator[None]:
         """The call's tenant context and transaction (also the failed call's audit's, after a rollback)."""
         key = self.key
+        read_alias, self.read_alias = self.read_alias, None
         with tenant_context(
             enterprise_id=key.enterprise_id,
             member=key.member,
             access_key=key,
             request_id=self.request_id,
             door="tools",
+            read_alias=read_alias,
         ):
             yield
+            if not self.read_only and replica_aliases():
+                _mark_write(key)
 
     def call(self, *, surface: str, idempotency_key: str | None, task_id: str | None) -> ToolCall:
         key = self.key
@@ -167,7 +190,12 @@ class KeyGate:
                     )
                     return ToolOutcome(spec=spec, error=exc)
                 access_key_touch_soon(key)  # one job a minute per busy key, not one per call
-                return KeyPass(key=key, request_id=request_id)
+                return KeyPass(
+                    key=key,
+                    request_id=request_id,
+                    read_only=spec.read_only,
+                    read_alias=_replica_for(key, spec),
+                )
         except NotAuthenticated as exc:  # the secret named no usable key: nothing of a tenant was read
             return ToolOutcome(spec=spec, error=exc)
 

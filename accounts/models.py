@@ -377,6 +377,9 @@ class AccessKey(TenantModel):
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
+    # Set by the tool door after a write call, only where read replicas are configured: the key's next
+    # reads stay on the primary for MNEMOS_READ_YOUR_WRITES_SECONDS (core/dbrouting.py).
+    last_write_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     # The key door sees exactly the key whose secret it was handed.
     rls_extra_condition = f"digest = NULLIF(current_setting('{KEY_DIGEST_SETTING}', true), '')"

@@ -137,6 +137,13 @@ TEMPLATES = [
 ]
 
 DATABASES = database_settings()
+# Reads of read-only tool calls and console pages on DATABASE_REPLICA_URLS' standbys (core/dbrouting.py).
+DATABASE_ROUTERS = ["core.dbrouting.ReplicaRouter"]
+# A replica further behind than this is skipped; its state is checked at most this often; a caller's
+# reads stay on the primary this long after its last write (at least the two others together).
+REPLICA_MAX_LAG_SECONDS = env_float("MNEMOS_REPLICA_MAX_LAG_SECONDS", 5.0, minimum=0)
+REPLICA_CHECK_SECONDS = env_float("MNEMOS_REPLICA_CHECK_SECONDS", 1.0, minimum=0)
+READ_YOUR_WRITES_SECONDS = env_float("MNEMOS_READ_YOUR_WRITES_SECONDS", 10.0, minimum=0)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTHENTICATION_BACKENDS = [

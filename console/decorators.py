@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
@@ -15,6 +16,7 @@ from accounts import access
 from accounts.models import Member
 from accounts.selectors.members import member_enterprises
 from console.types import ConsoleRequest
+from core.dbrouting import replica_aliases, replica_for_reads, wrote_recently
 from core.errors import MnemosError
 from core.tenancy import tenant_context
 
@@ -38,6 +40,19 @@ def not_found(request: HttpRequest, message: str = "Not found.") -> HttpResponse
 def forbidden(request: HttpRequest, message: str) -> HttpResponse:
     """403 is only for "your role here may not" (a foreign object is not found)."""
     return render(request, "console/message.html", {"title": "Not allowed", "message": message}, status=403)
+
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+LAST_WRITE_SESSION_KEY = "mnemos_last_write"
+
+
+def _replica_for(request: ConsoleRequest) -> str | None:
+    """A replica for a page that changes nothing, unless this session wrote within the read-your-writes window."""
+    if request.method not in SAFE_METHODS or not replica_aliases():
+        return None
+    if wrote_recently(request.session.get(LAST_WRITE_SESSION_KEY)):
+        return None
+    return replica_for_reads()
 
 
 READ_ONLY_ROLE = "Your role in this enterprise can see everything here but change nothing."
@@ -71,6 +86,7 @@ def console_view(
                 session_key=request.session.session_key or "",
                 request_id=request.headers.get("X-Request-Id"),
                 door="console",
+                read_alias=_replica_for(request),
             ) as ctx:
                 member = Member.objects.select_related("user", "main_project", "enterprise__plan").get(
                     pk=membership["id"]
@@ -84,6 +100,9 @@ def console_view(
                 # Templates render lazily: render inside the context and transaction.
                 if hasattr(response, "render") and not getattr(response, "is_rendered", True):
                     response.render()
+                if request.method not in SAFE_METHODS and replica_aliases():
+                    # This session's next pages read the primary for a while (read-your-writes).
+                    request.session[LAST_WRITE_SESSION_KEY] = time.time()
                 return response
 
         wrapper.tenant_door = True  # type: ignore[attr-defined]

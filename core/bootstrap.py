@@ -113,6 +113,16 @@ def bootstrap_database() -> None:
         cur.execute(
             sql.SQL("GRANT {} TO {}").format(sql.Identifier(AGENT_SQL_ROLE), sql.Identifier(app_role))
         )
+        try:
+            # JIT off for the app role on the server too: through PgBouncer (MNEMOS_DB_POOLER) the
+            # connection's own "-c jit=off" cannot be sent (core/dbserver.py's _options says why it is off).
+            cur.execute(
+                sql.SQL("ALTER ROLE {} IN DATABASE {} SET jit = off").format(
+                    sql.Identifier(app_role), sql.Identifier(owner["NAME"])
+                )
+            )
+        except psycopg.Error as exc:
+            logger.warning("could not set jit off for %s (ask an administrator): %s", app_role, exc)
         cur.execute("SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = %s", [app_role])
         row = cur.fetchone()
         if row is None or row[0] or row[1]:

@@ -292,7 +292,10 @@ def _options() -> dict[str, Any]:
     # generic plan is as good as a custom one, plans a door's statement once per pooled connection,
     # not on every call. Measured in bench/RESULTS.md (write throughput).
     threshold = env_int("MNEMOS_DB_PREPARE_THRESHOLD", 5)
+    node = os.environ.get("MNEMOS_NODE_NAME", "").strip()
     return {
+        # Which node a server connection belongs to, in pg_stat_activity (serve sets it for fleet nodes).
+        "application_name": f"mnemos {node}"[:63] if node else "mnemos",
         "connect_timeout": 10,
         "options": "-c jit=off",
         "server_side_binding": True,
@@ -376,7 +379,59 @@ def database_settings() -> dict[str, Any]:
             "timeout": env_int("MNEMOS_DB_POOL_TIMEOUT", 3, minimum=1),
             "reconnect_timeout": POOL_RECONNECT_SECONDS,
         }
-    return {"default": app, "owner": owner}
+    databases = {"default": app, "owner": owner}
+    databases.update(replica_settings(app))
+    if os.environ.get("MNEMOS_DB_POOLER", "").strip():
+        for conf in databases.values():
+            through_pooler(conf)
+    return databases
+
+
+def replica_settings(app: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``DATABASE_REPLICA_URLS`` as the aliases ``replica_1`` ... (core/dbrouting.py routes reads there).
+
+    Each URL names a hot standby of the primary and the application role (a URL without a user takes the
+    app role's name and password): never the owner, which row-level security does not bind.
+    """
+    urls = [u.strip() for u in os.environ.get("DATABASE_REPLICA_URLS", "").split(",") if u.strip()]
+    replicas: dict[str, dict[str, Any]] = {}
+    for number, url in enumerate(urls, start=1):
+        conf: dict[str, Any] = dict(dj_database_url.parse(url, conn_max_age=0))
+        if not conf.get("USER"):
+            conf["USER"], conf["PASSWORD"] = app["USER"], app.get("PASSWORD", "")
+        if conf["USER"] != app["USER"]:
+            raise ImproperlyConfigured(
+                f"DATABASE_REPLICA_URLS' URL {number} names the role {conf['USER']!r}: replicas are read as "
+                f"the application role ({app['USER']!r}), or row-level security could be bypassed."
+            )
+        conf["ENGINE"] = "django.db.backends.postgresql"
+        options: dict[str, Any] = {**conf.get("OPTIONS", {}), **_options()}
+        if "pool" in app["OPTIONS"]:
+            # A replica that went away costs a call at most a second before it reads the primary.
+            options["pool"] = {**app["OPTIONS"]["pool"], "min_size": 1, "timeout": 1}
+        conf["OPTIONS"] = options
+        conf["ATOMIC_REQUESTS"] = False
+        conf["CONN_MAX_AGE"] = 0
+        # Never created, flushed or migrated by tests: it is the primary's copy.
+        conf["TEST"] = {"MIRROR": "default"}
+        replicas[f"replica_{number}"] = conf
+    return replicas
+
+
+def through_pooler(conf: dict[str, Any]) -> None:
+    """Settings for a connection through PgBouncer in transaction mode (``MNEMOS_DB_POOLER``).
+
+    Each transaction may land on another server connection, so nothing may outlive one: no named
+    prepared statements (PgBouncer before 1.21 does not carry them; psycopg's unnamed ones are sent with
+    their execution), no server-side cursors (they live across statements outside a transaction), and no
+    startup ``options`` (PgBouncer refuses them; ``bootstrap_database`` sets jit off on the roles instead).
+    Every setting the app makes is already transaction-local (core/tenancy.py).
+    """
+    options = dict(conf["OPTIONS"])
+    options["prepare_threshold"] = None
+    options.pop("options", None)
+    conf["OPTIONS"] = options
+    conf["DISABLE_SERVER_SIDE_CURSORS"] = True
 
 
 def superuser_settings(databases: dict[str, dict[str, Any]]) -> dict[str, Any] | None:

@@ -33,9 +33,9 @@ BROKER_TIMEOUT_SECONDS = 1.0
 Check = Callable[[], dict[str, Any]]
 
 
-def _database_params() -> dict[str, Any]:
-    """The app role's connection settings (``DATABASES["default"]``), outside the pool, with short timeouts."""
-    params = connections[DEFAULT_DB_ALIAS].get_connection_params()
+def _database_params(alias: str = DEFAULT_DB_ALIAS) -> dict[str, Any]:
+    """The app role's connection settings (``DATABASES[alias]``), outside the pool, with short timeouts."""
+    params = connections[alias].get_connection_params()
     options = f"{params.get('options', '')} -c statement_timeout={STATEMENT_TIMEOUT_MS}".strip()
     return {**params, "connect_timeout": CONNECT_TIMEOUT_SECONDS, "options": options, "autocommit": True}
 
@@ -49,6 +49,24 @@ def check_database() -> dict[str, Any]:
         return {"ok": True, "detail": f"pgvector {row[0]}"}
     except Exception as exc:  # noqa: BLE001 - a health check reports, it does not raise
         return {"ok": False, "detail": type(exc).__name__}
+
+
+def check_replica(alias: str) -> dict[str, Any]:
+    """One read replica's state and lag, on a connection of its own (core/dbrouting.py decides with it)."""
+    from core.dbrouting import LAG_SQL, max_lag_seconds
+
+    try:
+        with psycopg.connect(**_database_params(alias)) as conn:
+            row = conn.execute(LAG_SQL).fetchone()
+    except Exception as exc:  # noqa: BLE001
+        return {"ok": False, "lag_seconds": None, "detail": f"down ({type(exc).__name__})"}
+    assert row is not None
+    in_recovery, lag = bool(row[0]), float(row[1])
+    if not in_recovery:
+        return {"ok": False, "lag_seconds": None, "detail": "not a standby (promoted?)"}
+    ok = lag <= max_lag_seconds()
+    detail = "ok" if ok else f"lags beyond {max_lag_seconds():g} s: reads go to the primary"
+    return {"ok": ok, "lag_seconds": round(lag, 3), "detail": detail}
 
 
 def check_broker() -> dict[str, Any]:
@@ -105,11 +123,27 @@ def _within(checks: dict[str, Check], deadline: float) -> dict[str, dict[str, An
 
 
 def health_report(deadline: float = HEALTH_DEADLINE_SECONDS) -> tuple[bool, dict[str, Any]]:
-    checks = _within({"database": check_database, "broker": check_broker, "worker": check_worker}, deadline)
+    """The three checks decide the status; each read replica is reported beside them (a replica down or
+    lagging only sends reads to the primary, so it never fails the node)."""
+    from core.dbrouting import replica_aliases
+
+    replicas = replica_aliases()
+    everything: dict[str, Check] = {
+        "database": check_database,
+        "broker": check_broker,
+        "worker": check_worker,
+    }
+    for alias in replicas:
+        everything[alias] = lambda alias=alias: check_replica(alias)  # type: ignore[misc]
+    results = _within(everything, deadline)
+    checks = {name: results[name] for name in ("database", "broker", "worker")}
     if not checks["broker"]["ok"]:  # the ping went nowhere: say why
         checks["worker"] = {"ok": False, "detail": "broker down"}
     healthy = all(c["ok"] for c in checks.values())
-    return healthy, {"status": "ok" if healthy else "fail", "checks": checks}
+    report: dict[str, Any] = {"status": "ok" if healthy else "fail", "checks": checks}
+    if replicas:
+        report["replicas"] = {alias: results[alias] for alias in replicas}
+    return healthy, report
 
 
 NO_STORE = {"Cache-Control": "max-age=0, no-cache, no-store, must-revalidate, private"}

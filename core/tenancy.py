@@ -16,12 +16,13 @@ import contextvars
 import re
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from django.db import connection, models, transaction
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections, models, transaction
 
+from core.dbrouting import mark_down, reads_on
 from core.fastpath import tenant_queryset
 
 if TYPE_CHECKING:
@@ -96,8 +97,13 @@ def tenant_context(
     request_id: str | None = None,
     door: str,
     all_tenants: bool = False,
+    read_alias: str | None = None,
 ) -> Iterator[TenantContext]:
-    """Run the block in one transaction, for one enterprise (the only way in)."""
+    """Run the block in one transaction, for one enterprise (the only way in).
+
+    ``read_alias`` (a replica a door chose, core/dbrouting.py): the block's reads go there, in a
+    transaction of their own with the same settings; its writes stay in the primary's.
+    """
     ctx = TenantContext(
         enterprise_id=uuid.UUID(str(enterprise_id)) if enterprise_id else None,
         member=member,
@@ -114,10 +120,33 @@ def tenant_context(
     # savepoint), so there they are handed back to the outer context (or none).
     nested = connection.in_atomic_block
     try:
-        with transaction.atomic(), _applied(ctx, outer=outer, nested=nested):
+        with (
+            transaction.atomic(),
+            _applied(ctx, outer=outer, nested=nested),
+            _replica_reads(ctx, None if nested else read_alias),
+        ):
             yield ctx
     finally:
         _current.reset(token)
+
+
+@contextmanager
+def _replica_reads(ctx: TenantContext, alias: str | None) -> Iterator[None]:
+    """The block's reads on ``alias`` in a transaction there with ``ctx``'s settings (RLS filters the
+    replica as it does the primary); None, or a replica that refuses the first statement: the primary."""
+    stack = ExitStack()
+    if alias is not None:
+        try:
+            stack.enter_context(transaction.atomic(using=alias))
+            _apply(ctx, using=alias)
+        except DatabaseError as exc:  # down or gone since its last check: this call reads the primary
+            with suppress(Exception):
+                stack.__exit__(type(exc), exc, exc.__traceback__)
+            stack = ExitStack()
+            mark_down(alias, exc)
+            alias = None
+    with stack, reads_on(alias):
+        yield
 
 
 _NO_TENANT = TenantContext(enterprise_id=None)
@@ -137,7 +166,7 @@ def _applied(
             _apply(outer or _NO_TENANT)
 
 
-def _apply(ctx: TenantContext, *, clear_key_digest: bool = False) -> None:
+def _apply(ctx: TenantContext, *, clear_key_digest: bool = False, using: str = DEFAULT_DB_ALIAS) -> None:
     # The settings in one statement: this runs twice per tenant transaction, on every call.
     settings = [
         ENTERPRISE_SETTING,
@@ -147,7 +176,7 @@ def _apply(ctx: TenantContext, *, clear_key_digest: bool = False) -> None:
     ]
     if clear_key_digest:
         settings += [KEY_DIGEST_SETTING, ""]
-    with connection.cursor() as cursor:
+    with connections[using].cursor() as cursor:
         cursor.execute(
             "SELECT " + ", ".join(["set_config(%s, %s, true)"] * (len(settings) // 2)),
             settings,

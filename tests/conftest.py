@@ -10,14 +10,18 @@ of B. charlie: a user with no membership anywhere.
 
 from __future__ import annotations
 
+import os
+import tempfile
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.db import connections
 
 from accounts.models import AccessKey, Enterprise, Member, OrgRole, Project, Team
 from core.bootstrap import bootstrap_database
@@ -41,10 +45,48 @@ def _touches_forgotten() -> None:
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_blocker: Any) -> None:
+def django_db_setup(django_db_blocker: Any) -> Iterator[None]:
     with django_db_blocker.unblock():
         bootstrap_database()
         call_command("migrate", verbosity=0)
+    if os.environ.get("MNEMOS_TEST_THROUGH_PGBOUNCER") != "1":
+        yield
+        return
+    # `make test-pgbouncer`: this run's app-role connections through PgBouncer in transaction mode.
+    bouncer = _pgbouncer_in_front()
+    try:
+        yield
+    finally:
+        connections.close_all()
+        bouncer.stop()
+    # The run's connections did pass through it.
+    assert "login attempt: db=mnemos user=mnemos_app" in (bouncer.folder / "pgbouncer.log").read_text()
+
+
+def _pgbouncer_in_front() -> Any:
+    from django.conf import settings
+
+    from core.dbserver import owned_embedded_postmaster, through_pooler
+    from core.pooler import PgBouncer
+    from tests.live import free_port
+
+    primary = owned_embedded_postmaster()
+    assert primary is not None, "the tests' embedded server"
+    conf = settings.DATABASES["default"]
+    bouncer = PgBouncer(
+        server_host=primary.socket_dir,
+        server_port=primary.port,
+        dbname=conf["NAME"],
+        users=[conf["USER"]],
+        folder=Path(tempfile.mkdtemp(prefix="mnemos-pgbouncer-")),
+        listen_port=free_port(),
+        system_user=primary.system_user,
+    )
+    bouncer.start()
+    connections.close_all()
+    conf["HOST"], conf["PORT"] = "127.0.0.1", str(bouncer.port)
+    through_pooler(conf)
+    return bouncer
 
 
 @dataclass

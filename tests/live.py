@@ -166,3 +166,56 @@ def running_web(*, env: Mapping[str, str] | None = None) -> Iterator[str]:
         yield base
     finally:
         stop_process(process)
+
+
+@contextmanager
+def serve_node(
+    tmp_path: Path, name: str, *args: str, ready: str, env: Mapping[str, str] | None = None
+) -> Iterator[Path]:
+    """``manage.py serve`` with ``args`` in a process of its own, until ``ready`` is in its output; stopped
+    with Ctrl-C (SIGINT) at the end, which must stop it cleanly. ``env``: variables over this process's."""
+    log = tmp_path / f"{name}.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", "serve", *args],
+            cwd=ROOT,
+            env={**os.environ, **QUIET_BEAT, "MNEMOS_VAR_DIR": str(tmp_path / "var"), **(env or {})},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        wait_for(
+            lambda: process.poll() is not None or ready in log.read_text(),
+            timeout=120,
+            what=f"the {name} node",
+        )
+        assert process.poll() is None, log.read_text()
+        yield log
+    finally:
+        code = stop_process(process, sig=signal.SIGINT, timeout=90)
+        assert code == 0, log.read_text()
+        assert "Mnemos stopped." in log.read_text()
+
+
+def tool_call(
+    base: str,
+    secret: str,
+    tool: str,
+    arguments: dict,
+    *,
+    idempotency_key: str | None = None,
+    timeout: float = 30,
+) -> dict:
+    """One tool call through a web node's REST door; the JSON answer (HTTPError for a refusal)."""
+    import json
+    import urllib.request
+
+    headers = {"Authorization": f"Bearer {secret}", "Content-Type": "application/json"}
+    if idempotency_key:
+        headers["X-Idempotency-Key"] = idempotency_key
+    request = urllib.request.Request(
+        f"{base}/v1/tools/{tool}", data=json.dumps(arguments).encode(), headers=headers, method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        return dict(json.load(response))

@@ -4,27 +4,25 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
+import uuid
 
 import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
+from accounts.models import Job, JobState
 from config.celery import app
+from core.dispatch import tool_dispatch
+from core.jobs import job_send
 from core.queues import UNKNOWN_KIND, all_kinds, queue_name, task_routes, worker_queues
 from core.tenancy import tenant_context
-from memory.models import Memory
-from tests.live import QUIET_BEAT, ROOT, free_port, stop_process, wait_for
+from memory.models import EntityCooccurrence, Memory
+from memory.services.archivist import ARCHIVIST_BATCH
+from tests.live import free_port, serve_node, wait_for, worker_process
 
 BASE = settings.CELERY_TASK_DEFAULT_QUEUE
 DEFAULT_QUEUE_TASKS = {"accounts.access_key_touch", "accounts.jobs_sweep", "memory.retention_sweep"}
@@ -70,33 +68,6 @@ def test_fleet_roles_are_refused_where_they_would_start_or_migrate_a_database(dj
         call_command("serve", role="worker", kinds="gpu")
 
 
-@contextmanager
-def _node(tmp_path: Path, name: str, *args: str, ready: str) -> Iterator[Path]:
-    """``manage.py serve`` with ``args`` in a process of its own, until ``ready`` is in its output."""
-    log = tmp_path / f"{name}.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "manage.py", "serve", *args],
-            cwd=ROOT,
-            env={**os.environ, **QUIET_BEAT, "MNEMOS_VAR_DIR": str(tmp_path / "var")},
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        wait_for(
-            lambda: process.poll() is not None or ready in log.read_text(),
-            timeout=120,
-            what=f"the {name} node",
-        )
-        assert process.poll() is None, log.read_text()
-        yield log
-    finally:
-        code = stop_process(process, sig=signal.SIGINT, timeout=90)
-        assert code == 0, log.read_text()
-        assert "Mnemos stopped." in log.read_text()
-
-
 def _remember(base: str, secret: str, content: str) -> str:
     request = urllib.request.Request(
         f"{base}/v1/tools/remember",
@@ -133,10 +104,10 @@ def test_a_web_node_and_workers_by_kind_share_the_work(committed_world, django_d
     web_port, metrics_port = free_port(), free_port()
     with django_db_blocker.unblock():
         with (
-            _node(
+            serve_node(
                 tmp_path, "web", "--role", "web", "--port", str(web_port), ready="as a web node"
             ) as web_log,
-            _node(
+            serve_node(
                 tmp_path, "hooks", "--role", "worker", "--kinds", "webhooks", ready="Press Ctrl-C"
             ) as hooks,
         ):
@@ -146,7 +117,7 @@ def test_a_web_node_and_workers_by_kind_share_the_work(committed_world, django_d
             memory_id = _remember(base, secret, "The staging database moved to the new cluster on Monday.")
             time.sleep(3)  # the job's message sits on the archivist's queue: no worker of that kind yet
             assert not _embedded(world, memory_id)
-            with _node(
+            with serve_node(
                 tmp_path,
                 "archivist",
                 "--role",
@@ -170,3 +141,77 @@ def test_a_web_node_and_workers_by_kind_share_the_work(committed_world, django_d
             web_counted = _scrape(f"{base}/metrics")
             assert 'mnemos_tool_calls_total{status="ok",surface="rest",tool="remember"} 1.0' in web_counted
             assert _value(web_counted, "mnemos_embeddings_total") == 0
+
+
+def _purge(queues: list[str]) -> None:
+    """Empty the broker's ``queues`` (kombu's purge, on Redis or the filesystem)."""
+    with app.connection_for_write() as connection:
+        for queue in queues:
+            connection.default_channel.queue_purge(queue)
+
+
+@pytest.mark.live
+def test_two_workers_racing_on_every_job_sent_twice_change_things_once(committed_world, django_db_blocker):
+    """Every archivist job of a batch of saves goes to the broker twice, and two workers of two pool
+    processes each take them at once: every memory is embedded, what the archivist counts (the
+    co-occurrence of the two people each memory names) is counted once a memory, and no job row is left."""
+    world = committed_world
+    _, secret = world.alice.keys[world.a.enterprise.slug]
+    enterprise_id = str(world.a.enterprise.pk)
+    queues = worker_queues(BASE, settings.WORK_KINDS, ["default", "archivist"])
+    people = [f"Dana {uuid.uuid4().hex[:6]}", f"Lee {uuid.uuid4().hex[:6]}"]
+    _purge(
+        queues
+    )  # only this test's jobs (other tests' leftovers on a shared Redis wait on rows of their own)
+    with django_db_blocker.unblock():
+        ids = []
+        for n in range(3 * ARCHIVIST_BATCH):
+            outcome = tool_dispatch(
+                secret=secret,
+                name="save_memory",
+                arguments={
+                    "summary": f"{people[0]} and {people[1]} reviewed release {n}.",
+                    "content": f"{people[0]} and {people[1]} reviewed release {n} and signed it off.",
+                    "entities": [{"name": name, "type": "person"} for name in people],
+                    "tags": [],
+                },
+                surface="rest",
+            )
+            assert outcome.ok, outcome.error
+            ids.append(outcome.output["event_id"])
+
+        def embedded() -> int:
+            with tenant_context(enterprise_id=enterprise_id, door="test"):
+                return Memory.objects.filter(pk__in=ids, embedding__isnull=False).count()
+
+        def counted() -> int:
+            with tenant_context(enterprise_id=enterprise_id, door="test"):
+                pairs = EntityCooccurrence.objects.filter(a__name__in=people, b__name__in=people)
+                return sum(pairs.values_list("count", flat=True))
+
+        with tenant_context(enterprise_id=enterprise_id, door="test"):
+            pending = list(
+                Job.objects.filter(state=JobState.PENDING, task__startswith="memory.archivist").values_list(
+                    "pk", "task", "kwargs"
+                )
+            )
+        assert pending
+        for job_id, task, kwargs in pending:  # each job's message a second time
+            ours = {k: v for k, v in kwargs.items() if k not in ("enterprise_id", "job_id")}
+            assert job_send(task=task, job_id=str(job_id), enterprise_id=enterprise_id, kwargs=ours)
+        with (
+            worker_process(prefix="racer-a", queues=queues, concurrency=2),
+            worker_process(prefix="racer-b", queues=queues, concurrency=2),
+        ):
+            wait_for(
+                lambda: embedded() == len(ids) and counted() == len(ids),
+                timeout=240,
+                interval=0.5,
+                what=f"{len(ids)} memories embedded and counted",
+            )
+            time.sleep(3)  # the duplicates still in flight land, and change nothing
+            assert counted() == len(ids)
+            with tenant_context(enterprise_id=enterprise_id, door="test"):
+                assert not Job.objects.filter(
+                    task__startswith="memory.archivist", pk__in=[p[0] for p in pending]
+                ).exists()

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, transaction
 from django.db.models import QuerySet
 
+from core.dbrouting import read_connection
 from memory.graph.errors import Rejection
 from memory.graph.executor import Answer, execute
 from memory.graph.parser import parse_query
@@ -37,8 +38,9 @@ def graph_query(*, visible: QuerySet[Memory], query: str, params: dict[str, Any]
     """Run ``query`` over ``visible``; raises ``Rejection`` when the query is refused."""
     plan = validate(parse_query(query), params)
     answer: Answer | None = None
+    reads = read_connection()  # the call's replica, when its door chose one (core/dbrouting.py)
     try:
-        with transaction.atomic(), connection.cursor() as cursor:
+        with transaction.atomic(using=reads.alias), reads.cursor() as cursor:
             cursor.execute("SELECT set_config('statement_timeout', %s, true)", [str(STATEMENT_TIMEOUT_MS)])
             answer = execute(plan, GraphStore(visible))
             raise _Done

@@ -7,11 +7,11 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import connection
 from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
 from pgvector.django import CosineDistance
 
+from core.dbrouting import read_connection
 from memory.embedding import EmbedderUnavailable, get_embedder
 from memory.graph import schema
 from memory.graph.store import GraphStore
@@ -205,7 +205,7 @@ def _scoped_text(spec: StartSpec, scope: QuerySet[Memory], store: GraphStore, re
         result.filled = True
     else:
         result.scoped_mode = "filtered_ann"
-        with connection.cursor() as cursor:
+        with read_connection().cursor() as cursor:
             # Filters apply inside the HNSW scan; iterative scanning keeps going until k rows pass them.
             cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
             cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(max(40, result.k * 4))])

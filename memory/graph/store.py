@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import connection
 from django.db.models import Q, QuerySet
 
+from core.dbrouting import read_connection
 from memory.graph.schema import far_ceiling, similar_floor
 from memory.graph.validator import Hop
 from memory.models import (
@@ -60,7 +60,7 @@ class GraphStore:
 
     # --- helpers -------------------------------------------------------------------------------
     def _fetch(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-        with connection.cursor() as cursor:
+        with read_connection().cursor() as cursor:
             cursor.execute(sql, list(params))
             return list(cursor.fetchall())
 

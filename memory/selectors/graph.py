@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import connection
 from django.db.models import IntegerField
 from django.db.models.expressions import RawSQL
 
+from core.dbrouting import read_connection
 from memory.lookups import array_literal
 from memory.models import LinkKind, Tag
 
@@ -39,7 +39,7 @@ def surroundings(ids: Sequence[uuid.UUID], *, visible_ids: set[uuid.UUID] | None
     if not wanted:
         return out
     members = array_literal(wanted)
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(
             """
             SELECT 't', mt.memory_id, NULL::uuid, mt.tag_id, t.path, NULL::text, NULL::float8

@@ -19,10 +19,10 @@ from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet
-from django.db import connection
 from django.db.models import Q, QuerySet
 
 from accounts.models import AccessKey, Member
+from core.dbrouting import read_connection
 from memory.embedding import Embedder, EmbedderUnavailable, get_embedder
 from memory.lookups import array_literal
 from memory.models import Entity, Layer, LinkKind, Memory, Visibility
@@ -195,7 +195,7 @@ def term_weights(
     params: list[Any] = [query, MAX_QUERY_LEXEMES, *settings_params]
     if project_ids is not None:
         params.append([str(p) for p in project_ids])
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(
             f"""
             WITH q AS (
@@ -249,7 +249,7 @@ def _text_channel(
     )
     inner_params = [*visible.params, tsquery]
     lexemes = list(weights.idf)
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(
             f"""
             SELECT c.id, sum(
@@ -292,7 +292,7 @@ def nearest_memories(
     """
     literal = "[" + ",".join(f"{v:.7f}" for v in vector) + "]"
     visible = visible_sql(memories)
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         if not configured:
             # Filters apply inside the HNSW scan; iterative scanning keeps going until depth rows pass them.
             settings, params = _vector_settings(depth)
@@ -371,7 +371,7 @@ def _entity_channel(
     chosen = [e.pk for e in entities if e.few_links]
     if not chosen:
         return []
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         visible = visible_sql(memories)
         cursor.execute(
             f"""
@@ -437,7 +437,7 @@ def candidate_links(
     """
     ids = array_literal(candidates)
     among = list(named_among) if entities else []
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(
             """
             SELECT me.memory_id, NULL::uuid FROM memory_memoryentity me

@@ -18,11 +18,12 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, transaction
 from pglast import parse_sql
 from pglast.parser import ParseError
 from pglast.visitors import Visitor
 
+from core.dbrouting import read_connection
 from core.dbserver import AGENT_SQL_ROLE
 from core.errors import Unprocessable
 from memory.selectors.search import ReadScope
@@ -244,7 +245,7 @@ def sql_check(sql: str) -> None:
 
 def agent_view_columns() -> list[tuple[str, str, str]]:
     """(view, column, data type) of every agent view's columns, by view and column position."""
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(
             "SELECT table_name, column_name, data_type FROM information_schema.columns "
             "WHERE table_schema = %s ORDER BY table_name, ordinal_position",
@@ -291,8 +292,9 @@ def sql_run(*, scope: ReadScope, sql: str, max_rows: int, timeout_ms: int) -> Sq
     scope_projects = [str(p) for p in scope.project_ids] if scope.project_ids else []
     wrapped = f"SELECT * FROM ({sql.rstrip().rstrip(';')}) AS agent_query LIMIT {max_rows + 1}"
     result: SqlResult | None = None
+    reads = read_connection()  # the call's replica, when its door chose one (core/dbrouting.py)
     try:
-        with transaction.atomic(), connection.cursor() as cursor:
+        with transaction.atomic(using=reads.alias), reads.cursor() as cursor:
             _set(cursor, "app.sql_member", str(member.pk))
             _set(cursor, "app.sql_projects", ",".join(projects))
             _set(cursor, "app.sql_teams", ",".join(teams))

@@ -119,7 +119,8 @@ class Command(BaseCommand):
         if role != ROLE_WORKER and (kinds or options["beat"] or options["metrics_port"] is not None):
             raise CommandError("--kinds, --beat and --metrics-port are for --role worker")
         self.base_url = f"http://{options['host']}:{options['port']}"
-        self.metrics_dir = metrics_dir_reset(self._node_name(role, options["port"]))
+        self.node_name = self._node_name(role, options["port"])
+        self.metrics_dir = metrics_dir_reset(self.node_name)
         creds = None
         if role == ROLE_ALL:
             bootstrap_database()
@@ -211,6 +212,8 @@ class Command(BaseCommand):
         env["PROMETHEUS_MULTIPROC_DIR"] = str(self.metrics_dir)
         # Links the tools hand out (switch_url) must point at this server.
         env.setdefault("MNEMOS_PUBLIC_URL", self.base_url)
+        if self.node_name:  # the database connections' application_name (pg_stat_activity shows the node)
+            env["MNEMOS_NODE_NAME"] = self.node_name
         return env
 
     def _worker(self, concurrency: int, *, beat: bool) -> ProcessPiece:
