@@ -7,10 +7,10 @@ One test, in phases, because the cluster takes a while to start:
    node is seen by the writer's next read through the other node (the primary), and not yet by another
    key's read (the replica: proof that reads go there); both nodes' connections are in the replica's
    pg_stat_activity;
-2. mixed traffic while web node 1 and the archivist worker are SIGKILLed: a save that fails on one node
-   is retried on the other with the same idempotency key, every acknowledged save is on the primary
-   exactly once, and every one of them is embedded in the end (the job of the killed worker is sent
-   again by the sweeper and done by the restarted one);
+2. mixed traffic while web node 1, then the archivist worker while it holds a job, are SIGKILLed: a
+   save that fails on one node is retried on the other with the same idempotency key, every
+   acknowledged save is on the primary exactly once, and every one of them is embedded in the end (the
+   killed worker's job is sent again by the sweeper and done by the worker started in its place);
 3. the replica stopped: reads through both nodes answer, from the primary;
 4. no node returns another tenant's memory; Ctrl-C stops everything cleanly.
 """
@@ -18,7 +18,9 @@ One test, in phases, because the cluster takes a while to start:
 from __future__ import annotations
 
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -56,17 +58,33 @@ def _hits(base: str, secret: str, words: str) -> dict[str, dict[str, Any]]:
     }
 
 
-def _kill_tree(match: list[str]) -> int:
-    """SIGKILL the ``manage.py serve`` whose command line holds every word of ``match``, and all below it."""
+def _serve_process(match: list[str]) -> psutil.Process:
+    """The ``manage.py serve`` whose command line holds every word of ``match``."""
     for process in psutil.process_iter(["cmdline"]):
         cmdline = process.info["cmdline"] or []
         if "serve" in cmdline and all(word in cmdline for word in match):
-            tree = [process, *process.children(recursive=True)]
-            for each in tree:
-                each.kill()
-            psutil.wait_procs(tree, timeout=10)
-            return process.pid
+            return process
     raise AssertionError(f"no serve process with {match}")
+
+
+def _kill_tree(process: psutil.Process) -> None:
+    """SIGKILL a serve process and everything below it (uvicorn and its workers, Celery and its pool)."""
+    tree = [process, *process.children(recursive=True)]
+    for each in tree:
+        each.kill()
+    psutil.wait_procs(tree, timeout=10)
+
+
+def _holds_a_job(broker: str, node: str) -> bool:
+    """Whether the Celery worker ``node`` runs a task now (remote control, on the cluster's broker)."""
+    from celery import Celery
+
+    control = Celery(broker=broker)
+    try:
+        answer = control.control.inspect(destination=[node], timeout=0.5).active() or {}
+    finally:
+        control.close()
+    return bool(answer.get(node))
 
 
 @pytest.mark.live
@@ -125,7 +143,9 @@ def test_the_cluster_keeps_reads_writes_and_jobs_right_through_failures(committe
         )
         with django_db_blocker.unblock():
             _read_your_writes(nodes, writer, reader, standby, primary, words)
-            acked = _mixed_traffic_with_kills(nodes, writer, web[0], words)
+            broker = re.search(r"^  broker: +(\S+)$", log.read_text(), re.MULTILINE)
+            assert broker is not None
+            acked = _mixed_traffic_with_kills(nodes, writer, web[0], words, broker.group(1))
             with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
                 stored = list(Memory.objects.filter(pk__in=acked).values_list("pk", flat=True))
             assert sorted(map(str, stored)) == sorted(acked)  # each acknowledged save, once
@@ -206,7 +226,9 @@ def _read_your_writes(
     assert first in seen and "cluster/checked" in seen[first]["tags"] and third not in seen
 
 
-def _mixed_traffic_with_kills(nodes: list[str], writer: str, web_one: int, words: str) -> list[str]:
+def _mixed_traffic_with_kills(
+    nodes: list[str], writer: str, web_one: int, words: str, broker: str
+) -> list[str]:
     """Saves through both nodes in turn while node 1 and the archivist worker are killed; returns the ids acknowledged."""
     acked: list[str] = []
     failures: list[str] = []
@@ -241,9 +263,12 @@ def _mixed_traffic_with_kills(nodes: list[str], writer: str, web_one: int, words
     thread.start()
     try:
         wait_for(lambda: len(acked) >= 8, timeout=60, what="the first saves")
-        _kill_tree(["--role", "web", "--port", str(web_one)])
+        _kill_tree(_serve_process(["--role", "web", "--port", str(web_one)]))
         wait_for(lambda: len(acked) >= 20, timeout=90, what="saves after web node 1 died")
-        _kill_tree(["--role", "worker", "--kinds", "archivist"])
+        archivist = _serve_process(["--role", "worker", "--kinds", "archivist"])
+        node = f"mnemos-{archivist.pid}@{socket.gethostname()}"  # serve names its worker so
+        wait_for(lambda: _holds_a_job(broker, node), timeout=120, interval=0.1, what="the archivist in a job")
+        _kill_tree(archivist)  # mid-task: its job's row outlives it, and the sweeper sends it again
     finally:
         done.set()
         thread.join(timeout=300)
