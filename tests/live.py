@@ -209,6 +209,7 @@ def tool_call(
 ) -> dict:
     """One tool call through a web node's REST door; the JSON answer (HTTPError for a refusal)."""
     import json
+    import urllib.error
     import urllib.request
 
     headers = {"Authorization": f"Bearer {secret}", "Content-Type": "application/json"}
@@ -217,5 +218,9 @@ def tool_call(
     request = urllib.request.Request(
         f"{base}/v1/tools/{tool}", data=json.dumps(arguments).encode(), headers=headers, method="POST"
     )
-    with urllib.request.urlopen(request, timeout=timeout) as response:
-        return dict(json.load(response))
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return dict(json.load(response))
+    except urllib.error.HTTPError as refused:
+        refused.msg = f"{refused.msg}: {tool} said {refused.read()[:500]!r}"
+        raise

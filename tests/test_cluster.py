@@ -3,7 +3,8 @@ primary with a streaming replica, PgBouncer, two web nodes and two workers (issu
 
 One test, in phases, because the cluster takes a while to start:
 
-1. read-your-writes for every write tool: with the replica's replay paused, each write through one
+1. read-your-writes for every write tool (remember, save_memory, save_memories, update_memory,
+   memory.train, forget): with the replica's replay paused, each write through one
    node is seen by the writer's next read through the other node (the primary), and not yet by another
    key's read (the replica: proof that reads go there); both nodes' connections are in the replica's
    pg_stat_activity;
@@ -17,6 +18,7 @@ One test, in phases, because the cluster takes a while to start:
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -27,6 +29,8 @@ import tempfile
 import threading
 import time
 import urllib.error
+import urllib.parse
+import urllib.request
 import uuid
 from pathlib import Path
 from typing import Any
@@ -65,6 +69,25 @@ def _serve_process(match: list[str]) -> psutil.Process:
         if "serve" in cmdline and all(word in cmdline for word in match):
             return process
     raise AssertionError(f"no serve process with {match}")
+
+
+def _post(base: str, secret: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    request = urllib.request.Request(
+        f"{base}{path}",
+        data=json.dumps(body).encode(),
+        headers={"Authorization": f"Bearer {secret}", "Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return dict(json.load(response))
+
+
+def _get(base: str, secret: str, path: str, query: dict[str, str]) -> dict[str, Any]:
+    request = urllib.request.Request(
+        f"{base}{path}?{urllib.parse.urlencode(query)}", headers={"Authorization": f"Bearer {secret}"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return dict(json.load(response))
 
 
 def _kill_tree(process: psutil.Process) -> None:
@@ -142,7 +165,7 @@ def test_the_cluster_keeps_reads_writes_and_jobs_right_through_failures(committe
             in (log.read_text())
         )
         with django_db_blocker.unblock():
-            _read_your_writes(nodes, writer, reader, standby, primary, words)
+            _read_your_writes(nodes, writer, reader, standby, primary, words, str(world.a.project.pk))
             broker = re.search(r"^  broker: +(\S+)$", log.read_text(), re.MULTILINE)
             assert broker is not None
             acked = _mixed_traffic_with_kills(nodes, writer, web[0], words, broker.group(1))
@@ -180,7 +203,7 @@ def test_the_cluster_keeps_reads_writes_and_jobs_right_through_failures(committe
 
 
 def _read_your_writes(
-    nodes: list[str], writer: str, reader: str, standby: Standby, primary: Any, words: str
+    nodes: list[str], writer: str, reader: str, standby: Standby, primary: Any, words: str, project_id: str
 ) -> None:
     one, two = nodes
     wait_caught_up(standby, primary_socket_dir=primary.socket_dir, primary_port=primary.port)
@@ -193,6 +216,9 @@ def _read_your_writes(
         f"mnemos web-{nodes[1].rsplit(':', 1)[1]}",
     } <= names, names
 
+    task = _post(
+        one, writer, "/v1/tasks", {"project_id": project_id, "name": f"cluster {words}", "goal": ""}
+    )["id"]
     replay_pause(standby, paused=True)
     try:
         first = tool_call(one, writer, "remember", {"content": f"The {words} one was serviced."})["id"]
@@ -215,6 +241,21 @@ def _read_your_writes(
 
         tool_call(two, writer, "update_memory", {"event_id": first, "add_tags": ["cluster/checked"]})
         assert "cluster/checked" in _hits(one, writer, words)[first]["tags"]
+
+        trained = _post(
+            two,
+            writer,
+            f"/v1/tasks/{task}/memory/train",
+            {
+                "body": f"The {words} needs oil every week.",
+                "source": {"eventId": f"evt_{first}", "revision": "1"},
+            },
+        )
+        assert trained["status"] == "accepted", trained
+        asked = _get(
+            one, writer, f"/v1/tasks/{task}/memory/ask", {"purpose": f"How often does the {words} need oil?"}
+        )
+        assert trained["entry"]["id"] in json.dumps(asked)
 
         tool_call(one, writer, "forget", {"id": third, "reason": "cluster test"})
         assert third not in _hits(two, writer, words)
