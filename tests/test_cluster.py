@@ -216,6 +216,11 @@ def _read_your_writes(
         f"mnemos web-{nodes[1].rsplit(':', 1)[1]}",
     } <= names, names
 
+    # An idempotent retry that lands on the other node gets the first node's answer.
+    retry_key = uuid.uuid4().hex
+    once = tool_call(one, writer, "remember", {"content": f"The {words} zero."}, idempotency_key=retry_key)
+    again = tool_call(two, writer, "remember", {"content": f"The {words} zero."}, idempotency_key=retry_key)
+    assert again == once
     task = _post(
         one, writer, "/v1/tasks", {"project_id": project_id, "name": f"cluster {words}", "goal": ""}
     )["id"]
