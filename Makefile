@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test test-pgbouncer cluster lint format bench docs clean
+.PHONY: setup run test test-pgbouncer cluster lint format bench bench-quick docs clean
 
 $(STAMP): requirements.txt requirements-dev.txt clients/python/pyproject.toml $(wildcard vendor/e5engine/*.py vendor/e5engine/*.toml vendor/e5engine/mnemos_e5engine/*)
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,10 @@ format: setup
 
 bench: setup
 	$(PY) -m bench.run
+
+# The regression guard before a commit (issue 23, ~5 minutes): fixed slices beside bench/quick_baseline.json.
+bench-quick: setup
+	$(PY) -m bench.quick
 
 clean:
 	rm -rf var/broker

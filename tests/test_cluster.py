@@ -139,7 +139,14 @@ def test_the_cluster_keeps_reads_writes_and_jobs_right_through_failures(committe
                 str(replica_port),
             ],
             cwd=ROOT,
-            env={**os.environ, **FAST_SWEEP, "PYTHONUNBUFFERED": "1", "MNEMOS_VAR_DIR": str(var / "var")},
+            env={
+                **os.environ,
+                **FAST_SWEEP,
+                "PYTHONUNBUFFERED": "1",
+                "MNEMOS_VAR_DIR": str(var / "var"),
+                # Queues of its own on a shared broker (tests/test_scaleout.py's race test says why).
+                "MNEMOS_CELERY_QUEUE": f"cluster-{uuid.uuid4().hex[:8]}",
+            },
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
