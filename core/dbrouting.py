@@ -99,8 +99,11 @@ class ReplicaRouter:
         return None
 
     def allow_relation(self, obj1: Any, obj2: Any, **hints: Any) -> bool | None:
-        # A replica holds the primary's very rows.
-        return True
+        # A replica holds the primary's very rows: an object read there may be related to one of the primary.
+        dbs = {obj1._state.db or DEFAULT_DB_ALIAS, obj2._state.db or DEFAULT_DB_ALIAS}
+        if any(db.startswith(REPLICA_PREFIX) for db in dbs) and dbs <= {DEFAULT_DB_ALIAS, *replica_aliases()}:
+            return True
+        return None
 
     def allow_migrate(self, db: str, app_label: str, **hints: Any) -> bool | None:
         return False if db.startswith(REPLICA_PREFIX) else None

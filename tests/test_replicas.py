@@ -365,3 +365,18 @@ def test_every_read_tool_answers_from_the_replica(committed_world, django_db_blo
             surface="rest",
         )
         assert seen.ok and memory_id in _ids_in(seen.output)
+
+
+def test_the_router_relates_replica_rows_to_the_primary_and_never_migrates_a_replica(monkeypatch):
+    router = dbrouting.ReplicaRouter()
+    monkeypatch.setattr(dbrouting, "replica_aliases", lambda: ["replica_1"])
+    assert router.allow_migrate("replica_1", "memory") is False
+    assert router.allow_migrate(DEFAULT_DB_ALIAS, "memory") is None
+    read, primary, owner = Project(), Project(), Project()
+    read._state.db, primary._state.db, owner._state.db = "replica_1", DEFAULT_DB_ALIAS, "owner"
+    assert router.allow_relation(read, primary) is True
+    assert router.allow_relation(primary, primary) is None  # Django's own rule
+    assert router.allow_relation(read, owner) is None
+    assert router.db_for_write(Project, instance=read) == DEFAULT_DB_ALIAS
+    assert router.db_for_write(Project, instance=owner) is None  # outside a routed context: Django's choice
+    assert router.db_for_read(Project) is None
