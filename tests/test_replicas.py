@@ -380,3 +380,46 @@ def test_the_router_relates_replica_rows_to_the_primary_and_never_migrates_a_rep
     assert router.db_for_write(Project, instance=read) == DEFAULT_DB_ALIAS
     assert router.db_for_write(Project, instance=owner) is None  # outside a routed context: Django's choice
     assert router.db_for_read(Project) is None
+
+
+def test_console_pages_read_the_replica_and_a_session_that_wrote_reads_the_primary(
+    committed_world, django_db_blocker, standby, monkeypatch
+):
+    """A console page reads the replica (a save it has not replayed is not listed); after the session's
+    own POST (a forget), its pages read the primary: the forgotten memory is gone and the save is there."""
+    from django.test import Client
+
+    from core.dispatch import tool_dispatch
+
+    world = committed_world
+    _, writer = world.alice.keys[world.a.enterprise.slug]
+    words = f"lantern{uuid.uuid4().hex[:8]}"
+    client = Client()
+    with django_db_blocker.unblock(), _replica_alias(standby, monkeypatch):
+        client.force_login(world.alice.user)
+
+        def remember(text: str) -> str:
+            outcome = tool_dispatch(
+                secret=writer, name="remember", arguments={"content": text}, surface="rest"
+            )
+            assert outcome.ok, outcome.error
+            return str(outcome.output["id"])
+
+        def listed() -> str:
+            page = client.get("/console/memories/", {"q": words})
+            assert page.status_code == 200
+            return page.content.decode()
+
+        older = remember(f"The {words} on the pier was lit at dusk.")
+        _caught_up(standby)
+        replay_pause(standby, paused=True)
+        try:
+            newer = remember(f"The {words} in the tower was repaired.")
+            shown = listed()
+            assert older in shown and newer not in shown  # the replica, which has not replayed the save
+            forgotten = client.post(f"/console/memories/{older}/forget/", {"reason": "replica test"})
+            assert forgotten.status_code == 200 and "Forgotten" in forgotten.content.decode()
+            shown = listed()
+            assert older not in shown and newer in shown  # this session wrote: the primary
+        finally:
+            replay_pause(standby, paused=False)
