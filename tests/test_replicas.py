@@ -402,7 +402,7 @@ def test_console_pages_read_the_replica_and_a_session_that_wrote_reads_the_prima
             outcome = tool_dispatch(
                 secret=writer, name="remember", arguments={"content": text}, surface="rest"
             )
-            assert outcome.ok, outcome.error
+            assert outcome.ok and outcome.output is not None, outcome.error
             return str(outcome.output["id"])
 
         def listed() -> str:
