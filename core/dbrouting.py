@@ -4,9 +4,10 @@
 the application role or none) adds the aliases ``replica_1`` ... ``replica_n`` to ``DATABASES``. Nothing
 routes to them unless a door asks, once per call, before its tenant context opens::
 
-    door (tool door, console page)
-      -> reads_allowed(...)        a read-only tool or a GET page, whose caller wrote nothing within
-                                   MNEMOS_READ_YOUR_WRITES_SECONDS (the key's or the session's last write)
+    door: _replica_for in accounts/door.py (tool calls) and console/decorators.py (pages)
+      -> read-only tool / GET page, and not wrote_recently(...): the key's last write
+                                   (AccessKey.last_write_at) or the session's is older than
+                                   MNEMOS_READ_YOUR_WRITES_SECONDS
       -> replica_for_reads()       the next replica in turn that answered its last check (at most
                                    MNEMOS_REPLICA_CHECK_SECONDS old) with a lag under
                                    MNEMOS_REPLICA_MAX_LAG_SECONDS; None when none does
@@ -110,15 +111,15 @@ class ReplicaRouter:
 
 
 def max_lag_seconds() -> float:
-    return float(getattr(settings, "REPLICA_MAX_LAG_SECONDS", 5.0))
+    return float(settings.REPLICA_MAX_LAG_SECONDS)
 
 
 def check_seconds() -> float:
-    return float(getattr(settings, "REPLICA_CHECK_SECONDS", 1.0))
+    return float(settings.REPLICA_CHECK_SECONDS)
 
 
 def read_your_writes_seconds() -> float:
-    return float(getattr(settings, "READ_YOUR_WRITES_SECONDS", 10.0))
+    return float(settings.READ_YOUR_WRITES_SECONDS)
 
 
 def settings_problem(*, window: float, max_lag: float, check: float) -> str | None:
