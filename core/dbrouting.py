@@ -135,19 +135,13 @@ def settings_problem(*, window: float, max_lag: float, check: float) -> str | No
 
 @dataclass
 class ReplicaState:
+    """What this process last learnt of one replica (at most ``check_seconds()`` old when used)."""
+
     alias: str
     checked_at: float = float("-inf")  # monotonic
-    up: bool = False
+    usable: bool = False
     lag_seconds: float | None = None
     detail: str = "not checked yet"
-
-    @property
-    def usable(self) -> bool:
-        return self.up and self.lag_seconds is not None and self.lag_seconds <= max_lag_seconds()
-
-    def report(self) -> dict[str, Any]:
-        lag = None if self.lag_seconds is None else round(self.lag_seconds, 3)
-        return {"ok": self.usable, "lag_seconds": lag, "detail": self.detail}
 
 
 _states: dict[str, ReplicaState] = {}
@@ -160,40 +154,45 @@ def _state(alias: str) -> ReplicaState:
         return _states.setdefault(alias, ReplicaState(alias))
 
 
-def replica_lag(alias: str) -> tuple[bool, float]:
-    """(in recovery, lag in seconds) of one replica, on this thread's connection to it."""
-    with connections[alias].cursor() as cursor:
-        cursor.execute(LAG_SQL)
-        in_recovery, lag = cursor.fetchone()
-    return bool(in_recovery), float(lag)
+def replica_verdict(in_recovery: bool, lag: float) -> tuple[bool, float | None, str]:
+    """(usable, lag, detail) of a replica that answered ``LAG_SQL`` with these (the router's and /healthz's)."""
+    if not in_recovery:
+        # A promoted replica takes writes of its own: reading there could show what the primary lacks.
+        return False, None, "not a standby (promoted?)"
+    if lag <= max_lag_seconds():
+        return True, lag, "ok"
+    return False, lag, f"lags beyond {max_lag_seconds():g} s"
+
+
+def down_detail(exc: BaseException) -> str:
+    return f"down ({type(exc).__name__})"
 
 
 def check_replica(alias: str) -> ReplicaState:
-    """Ask the replica for its lag now; a replica that does not answer is down until its next check."""
-    state = _state(alias)
+    """Ask the replica for its lag now, on this thread's connection to it; one that does not answer is
+    down until its next check."""
     try:
-        in_recovery, lag = replica_lag(alias)
+        with connections[alias].cursor() as cursor:
+            cursor.execute(LAG_SQL)
+            in_recovery, lag = cursor.fetchone()
     except Exception as exc:  # noqa: BLE001 - a replica down is a state, not an error of the call
-        connections[alias].close()
-        state.up, state.lag_seconds, state.detail = False, None, f"down ({type(exc).__name__})"
-    else:
-        if not in_recovery:
-            # A promoted replica takes writes of its own: reading there could show what the primary lacks.
-            state.up, state.lag_seconds, state.detail = False, None, "not a standby (promoted?)"
-        else:
-            state.up, state.lag_seconds = True, lag
-            state.detail = "ok" if lag <= max_lag_seconds() else f"lags beyond {max_lag_seconds():g} s"
-    state.checked_at = time.monotonic()
-    return state
+        return _mark(alias, False, None, down_detail(exc), close=True)
+    return _mark(alias, *replica_verdict(bool(in_recovery), float(lag)))
 
 
 def mark_down(alias: str, exc: BaseException) -> None:
     """A replica that failed a call's first statement: skipped until its next check."""
-    state = _state(alias)
-    state.up, state.lag_seconds, state.detail = False, None, f"down ({type(exc).__name__})"
-    state.checked_at = time.monotonic()
     logger.warning("replica %s skipped: %s", alias, exc)
-    connections[alias].close()
+    _mark(alias, False, None, down_detail(exc), close=True)
+
+
+def _mark(alias: str, usable: bool, lag: float | None, detail: str, *, close: bool = False) -> ReplicaState:
+    if close:
+        connections[alias].close()
+    state = _state(alias)
+    state.usable, state.lag_seconds, state.detail = usable, lag, detail
+    state.checked_at = time.monotonic()
+    return state
 
 
 def replica_for_reads() -> str | None:

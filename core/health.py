@@ -52,21 +52,19 @@ def check_database() -> dict[str, Any]:
 
 
 def check_replica(alias: str) -> dict[str, Any]:
-    """One read replica's state and lag, on a connection of its own (core/dbrouting.py decides with it)."""
-    from core.dbrouting import LAG_SQL, max_lag_seconds
+    """One read replica's state and lag, on a connection of its own, judged as core/dbrouting.py judges it."""
+    from core.dbrouting import LAG_SQL, down_detail, replica_verdict
 
     try:
         with psycopg.connect(**_database_params(alias)) as conn:
             row = conn.execute(LAG_SQL).fetchone()
     except Exception as exc:  # noqa: BLE001
-        return {"ok": False, "lag_seconds": None, "detail": f"down ({type(exc).__name__})"}
+        return {"ok": False, "lag_seconds": None, "detail": down_detail(exc)}
     assert row is not None
-    in_recovery, lag = bool(row[0]), float(row[1])
-    if not in_recovery:
-        return {"ok": False, "lag_seconds": None, "detail": "not a standby (promoted?)"}
-    ok = lag <= max_lag_seconds()
-    detail = "ok" if ok else f"lags beyond {max_lag_seconds():g} s: reads go to the primary"
-    return {"ok": ok, "lag_seconds": round(lag, 3), "detail": detail}
+    ok, lag, detail = replica_verdict(bool(row[0]), float(row[1]))
+    if lag is not None and not ok:
+        detail += ": reads go to the primary"
+    return {"ok": ok, "lag_seconds": None if lag is None else round(lag, 3), "detail": detail}
 
 
 def check_broker() -> dict[str, Any]:

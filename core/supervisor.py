@@ -25,6 +25,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -298,3 +299,15 @@ def web_command(*, python: str, host: str, port: int, workers: int, http: str, d
         "--timeout-graceful-shutdown",
         str(drain_s),
     ]
+
+
+def stop_on_signals() -> Callable[[], bool]:
+    """SIGINT (Ctrl-C) and SIGTERM ask to stop: the callable returned says whether one came (serve, cluster)."""
+    requested = threading.Event()
+
+    def handler(signum: int, _frame: object) -> None:
+        requested.set()
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+    return requested.is_set

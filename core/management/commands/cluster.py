@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -36,7 +35,14 @@ from core.bootstrap import bootstrap_database
 from core.dbserver import APP_ROLE, OWNER_ROLE, owned_embedded_postmaster
 from core.pooler import PgBouncer
 from core.replica import Standby, create_standby, drop_standby
-from core.supervisor import PieceKeepsFailing, ProcessPiece, Supervisor, restart_policy, worker_stop_seconds
+from core.supervisor import (
+    PieceKeepsFailing,
+    ProcessPiece,
+    Supervisor,
+    restart_policy,
+    stop_on_signals,
+    worker_stop_seconds,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -78,14 +84,7 @@ class Command(BaseCommand):
         connections.close_all()
         primary = owned_embedded_postmaster() or self._attached_primary()
         started: list[Any] = []  # what to stop at the end, in reverse
-        stopping = False
-
-        def stop(signum: int, _frame: Any) -> None:
-            nonlocal stopping
-            stopping = True
-
-        signal.signal(signal.SIGINT, stop)
-        signal.signal(signal.SIGTERM, stop)
+        stopping = stop_on_signals()
         supervisor: Supervisor | None = None
         try:
             standby = self._replica(primary, folder, options["replica_port"])
@@ -147,9 +146,9 @@ class Command(BaseCommand):
             )
             supervisor = Supervisor(pieces, policy=restart_policy(), log=self._log)
             supervisor.start()
-            self._wait_web(web_ports, lambda: stopping)
+            self._wait_web(web_ports, stopping)
             self._announce(web_ports, primary, standby, bouncer, broker, creds)
-            supervisor.run(lambda: stopping)
+            supervisor.run(stopping)
         except PieceKeepsFailing as exc:
             raise CommandError(str(exc)) from exc
         finally:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 import time
 import urllib.error
@@ -48,6 +47,7 @@ from core.supervisor import (
     ProcessPiece,
     Supervisor,
     restart_policy,
+    stop_on_signals,
     web_command,
     web_drain_seconds,
     worker_command,
@@ -128,14 +128,7 @@ class Command(BaseCommand):
             creds = None if options["no_demo"] else import_string(settings.SERVE_DEMO_SEED)()
         else:
             self._check_fleet_database()
-        stopping = False
-
-        def stop(signum: int, _frame: Any) -> None:
-            nonlocal stopping
-            stopping = True
-
-        signal.signal(signal.SIGINT, stop)
-        signal.signal(signal.SIGTERM, stop)
+        stopping = stop_on_signals()
         database = owned_embedded_postmaster() if role == ROLE_ALL else None
         pieces: list[Piece] = [*([database] if database is not None else [])]
         if role in (ROLE_ALL, ROLE_WORKER):
@@ -168,10 +161,10 @@ class Command(BaseCommand):
                 self._log("Press Ctrl-C to stop.")
             else:
                 # A web node is up when it answers; its workers may be elsewhere and not started yet.
-                report = self._wait_healthy(base, supervisor, lambda: stopping, any_answer=role == ROLE_WEB)
+                report = self._wait_healthy(base, supervisor, stopping, any_answer=role == ROLE_WEB)
                 if report is not None:
                     self._announce(base, report, creds, role)
-            supervisor.run(lambda: stopping)
+            supervisor.run(stopping)
         except PieceKeepsFailing as exc:
             raise CommandError(str(exc)) from exc
         finally:
