@@ -198,6 +198,29 @@ def serve_node(
         assert "Mnemos stopped." in log.read_text()
 
 
+def post_json(
+    base: str, secret: str, path: str, body: dict, *, idempotency_key: str | None = None, timeout: float = 30
+) -> dict:
+    """One POST of a JSON body with a bearer key to a web node; the JSON answer (an HTTPError for a refusal,
+    its message carrying the body)."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    headers = {"Authorization": f"Bearer {secret}", "Content-Type": "application/json"}
+    if idempotency_key:
+        headers["X-Idempotency-Key"] = idempotency_key
+    request = urllib.request.Request(
+        f"{base}{path}", data=json.dumps(body).encode(), headers=headers, method="POST"
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return dict(json.load(response))
+    except urllib.error.HTTPError as refused:
+        refused.msg = f"{refused.msg}: {path} said {refused.read()[:500]!r}"
+        raise
+
+
 def tool_call(
     base: str,
     secret: str,
@@ -207,20 +230,7 @@ def tool_call(
     idempotency_key: str | None = None,
     timeout: float = 30,
 ) -> dict:
-    """One tool call through a web node's REST door; the JSON answer (HTTPError for a refusal)."""
-    import json
-    import urllib.error
-    import urllib.request
-
-    headers = {"Authorization": f"Bearer {secret}", "Content-Type": "application/json"}
-    if idempotency_key:
-        headers["X-Idempotency-Key"] = idempotency_key
-    request = urllib.request.Request(
-        f"{base}/v1/tools/{tool}", data=json.dumps(arguments).encode(), headers=headers, method="POST"
+    """One tool call through a web node's REST door."""
+    return post_json(
+        base, secret, f"/v1/tools/{tool}", arguments, idempotency_key=idempotency_key, timeout=timeout
     )
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return dict(json.load(response))
-    except urllib.error.HTTPError as refused:
-        refused.msg = f"{refused.msg}: {tool} said {refused.read()[:500]!r}"
-        raise

@@ -39,11 +39,12 @@ import psutil
 import psycopg
 import pytest
 
+from config.celery import app
 from core.dbserver import SUPERUSER, owned_embedded_postmaster
 from core.replica import Standby, replay_pause, start_standby, stop_standby, wait_caught_up
 from core.tenancy import tenant_context
 from memory.models import Memory
-from tests.live import ROOT, free_port, stop_process, tool_call, wait_for
+from tests.live import ROOT, free_port, post_json, stop_process, tool_call, wait_for
 
 FAST_SWEEP = {
     "MNEMOS_JOBS_SWEEP_SECONDS": "2",
@@ -71,17 +72,6 @@ def _serve_process(match: list[str]) -> psutil.Process:
     raise AssertionError(f"no serve process with {match}")
 
 
-def _post(base: str, secret: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    request = urllib.request.Request(
-        f"{base}{path}",
-        data=json.dumps(body).encode(),
-        headers={"Authorization": f"Bearer {secret}", "Content-Type": "application/json"},
-        method="POST",
-    )
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return dict(json.load(response))
-
-
 def _get(base: str, secret: str, path: str, query: dict[str, str]) -> dict[str, Any]:
     request = urllib.request.Request(
         f"{base}{path}?{urllib.parse.urlencode(query)}", headers={"Authorization": f"Bearer {secret}"}
@@ -99,14 +89,13 @@ def _kill_tree(process: psutil.Process) -> None:
 
 
 def _holds_a_job(broker: str, node: str) -> bool:
-    """Whether the Celery worker ``node`` runs a task now (remote control, on the cluster's broker)."""
-    from celery import Celery
+    """Whether the Celery worker ``node`` runs a task now (remote control, on the cluster's broker).
 
-    control = Celery(broker=broker)
-    try:
-        answer = control.control.inspect(destination=[node], timeout=0.5).active() or {}
-    finally:
-        control.close()
+    The project's own app over a connection to that broker: a second ``Celery()`` app would become the
+    process's current app, and every job the later tests send (``core.jobs``) would go to its default
+    queue, which no worker consumes."""
+    with app.connection(broker) as connection:
+        answer = app.control.inspect(destination=[node], timeout=0.5, connection=connection).active() or {}
     return bool(answer.get(node))
 
 
@@ -144,7 +133,7 @@ def test_the_cluster_keeps_reads_writes_and_jobs_right_through_failures(committe
                 **FAST_SWEEP,
                 "PYTHONUNBUFFERED": "1",
                 "MNEMOS_VAR_DIR": str(var / "var"),
-                # Queues of its own on a shared broker (tests/test_scaleout.py's race test says why).
+                # Queues of its own: nothing other tests left on a shared broker runs in it.
                 "MNEMOS_CELERY_QUEUE": f"cluster-{uuid.uuid4().hex[:8]}",
             },
             stdout=out,
@@ -228,7 +217,7 @@ def _read_your_writes(
     once = tool_call(one, writer, "remember", {"content": f"The {words} zero."}, idempotency_key=retry_key)
     again = tool_call(two, writer, "remember", {"content": f"The {words} zero."}, idempotency_key=retry_key)
     assert again == once
-    task = _post(
+    task = post_json(
         one, writer, "/v1/tasks", {"project_id": project_id, "name": f"cluster {words}", "goal": ""}
     )["id"]
     replay_pause(standby, paused=True)
@@ -254,7 +243,7 @@ def _read_your_writes(
         tool_call(two, writer, "update_memory", {"event_id": first, "add_tags": ["cluster/checked"]})
         assert "cluster/checked" in _hits(one, writer, words)[first]["tags"]
 
-        trained = _post(
+        trained = post_json(
             two,
             writer,
             f"/v1/tasks/{task}/memory/train",

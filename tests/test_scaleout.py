@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import time
 import urllib.error
@@ -22,7 +21,7 @@ from core.queues import UNKNOWN_KIND, all_kinds, queue_name, task_routes, worker
 from core.tenancy import tenant_context
 from memory.models import EntityCooccurrence, Memory
 from memory.services.archivist import ARCHIVIST_BATCH
-from tests.live import free_port, serve_node, wait_for, worker_process
+from tests.live import free_port, serve_node, tool_call, wait_for, worker_process
 
 BASE = settings.CELERY_TASK_DEFAULT_QUEUE
 DEFAULT_QUEUE_TASKS = {"accounts.access_key_touch", "accounts.jobs_sweep", "memory.retention_sweep"}
@@ -68,17 +67,6 @@ def test_fleet_roles_are_refused_where_they_would_start_or_migrate_a_database(dj
         call_command("serve", role="worker", kinds="gpu")
 
 
-def _remember(base: str, secret: str, content: str) -> str:
-    request = urllib.request.Request(
-        f"{base}/v1/tools/remember",
-        data=json.dumps({"content": content}).encode(),
-        headers={"Authorization": f"Bearer {secret}", "Content-Type": "application/json"},
-        method="POST",
-    )
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return str(json.load(response)["id"])
-
-
 def _embedded(world, memory_id: str) -> bool:
     with tenant_context(enterprise_id=world.a.enterprise.pk, door="test"):
         return Memory.objects.filter(pk=memory_id, embedding__isnull=False).exists()
@@ -114,7 +102,12 @@ def test_a_web_node_and_workers_by_kind_share_the_work(committed_world, django_d
             assert f"Mnemos worker running on {BASE}.webhooks\n" in hooks.read_text()
             assert "Login" not in web_log.read_text()  # no demo data from a fleet node
             base = f"http://127.0.0.1:{web_port}"
-            memory_id = _remember(base, secret, "The staging database moved to the new cluster on Monday.")
+            memory_id = tool_call(
+                base,
+                secret,
+                "remember",
+                {"content": "The staging database moved to the new cluster on Monday."},
+            )["id"]
             time.sleep(3)  # the job's message sits on the archivist's queue: no worker of that kind yet
             assert not _embedded(world, memory_id)
             with serve_node(
@@ -149,9 +142,8 @@ def test_two_workers_racing_on_every_job_sent_twice_change_things_once(committed
     processes each take them at once: every memory is embedded, what the archivist counts (the
     co-occurrence of the two people each memory names) is counted once a memory, and no job row is left.
 
-    The workers and the jobs use a queue name of this test's own (``MNEMOS_CELERY_QUEUE``): on a shared
-    Redis, a connection left in this test process's pool by an earlier test was seen holding a BRPOP on
-    the tests' queues, popping a message at the moment it was sent and never reading it (session 31)."""
+    The workers and the jobs use a queue name of this test's own (``MNEMOS_CELERY_QUEUE``), so that nothing
+    other tests left on a shared broker runs among them."""
     world = committed_world
     _, secret = world.alice.keys[world.a.enterprise.slug]
     enterprise_id = str(world.a.enterprise.pk)
