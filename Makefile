@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test test-pgbouncer cluster lint format bench bench-quick docs clean
+.PHONY: setup run test test-pgbouncer cluster lint format bench bench-quick bench-peers docs clean
 
 $(STAMP): requirements.txt requirements-dev.txt clients/python/pyproject.toml $(wildcard vendor/e5engine/*.py vendor/e5engine/*.toml vendor/e5engine/mnemos_e5engine/*)
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,11 @@ bench: setup
 # The regression guard before a commit (issue 23, ~5 minutes): fixed slices beside bench/quick_baseline.json.
 bench-quick: setup
 	$(PY) -m bench.quick
+
+# Mnemos beside Mem0 OSS and BM25 on LoCoMo in one run (issue 23); Mem0 and torch live in bench/peers/.venv,
+# made by bench/peers/setup.sh, never in $(VENV). `make bench-peers LIMIT=1` for the first conversation only.
+bench-peers: setup
+	$(PY) -m bench.peers.run $(LIMIT:%=--limit %)
 
 clean:
 	rm -rf var/broker

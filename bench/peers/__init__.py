@@ -1,0 +1,1 @@
+"""Mnemos beside its peers on the LoCoMo protocol: ``python -m bench.peers.run`` (see run.py and README.md)."""
