@@ -2,11 +2,13 @@
  *
  * Unchanged from upstream except the "Mnemos patch" blocks below: an AVX-512 VNNI kernel for the
  * Q4_0 x Q8_0 matmul, chosen at run time when the CPU has it, else an AVX2 kernel that unpacks the
- * weights with vector instructions, else upstream's portable C loop (matmul_q4q8 dispatches). The
+ * weights with vector instructions, else upstream's portable C loop (matmul_q4q8 dispatches); with
+ * those two SIMD kernels, attention over contiguous keys (attend) and, with VNNI, the activations'
+ * quantisation in AVX-512 (quantize_row_avx512). The
  * arithmetic is upstream's (integer block dot products, the same scales); only the float sums' order
  * differs, so vectors agree with upstream's to cosine >= 0.9999 and the stored ones stay valid.
  * Measured (vendor/e5engine/README.md): one query 23 -> 10 ms with VNNI, 31 -> 17.5 ms with AVX2 only;
- * passages about 2x.
+ * passages about 2x; the attention and quantisation patch: archivist texts 33 -> 41 a second (issue 23).
  *
  * The file is built for the baseline of its architecture (no -mavx2): each x86 SIMD kernel carries
  * its own target attribute and runs only after __builtin_cpu_supports said yes, so the library loads
@@ -114,11 +116,43 @@ E5_TARGET_AVX2 static inline __m256i load_w(const block_q4_0 *RESTRICT w) {
 #endif
 
 /* Quantize activations X[L,nin] to per-block int8 (Q8_0). */
+static int e5_kernel_id;   /* Mnemos patch: the matmul kernel in force (defined with e5_set_kernel below) */
+#if defined(E5_X86)
+/* Mnemos patch: one token's row with AVX-512 (the VNNI kernel's CPUs), bit-equal to the loop below:
+ * the same max of |x|, the same scale and reciprocal, and vcvtps2dq rounds to nearest-even as lrintf
+ * does in the default rounding mode; the clamp and the int32 sum as there. Upstream's scalar loop
+ * was 8-10% of a passage's time under perf. */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma")))
+static void quantize_row_avx512(const float *RESTRICT x, int nb, int8_t *RESTRICT q, float *RESTRICT d,
+                                int32_t *RESTRICT s) {
+    const __m512i lo = _mm512_set1_epi32(-128), hi = _mm512_set1_epi32(127);
+    for (int b = 0; b < nb; b++) {
+        __m512 x0 = _mm512_loadu_ps(x + b * QK), x1 = _mm512_loadu_ps(x + b * QK + 16);
+        float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(x0), _mm512_abs_ps(x1)));
+        float dd = amax / 127.f, id = dd > 0.f ? 1.f / dd : 0.f;
+        __m512 vid = _mm512_set1_ps(id);
+        __m512i i0 = _mm512_cvtps_epi32(_mm512_mul_ps(x0, vid)), i1 = _mm512_cvtps_epi32(_mm512_mul_ps(x1, vid));
+        i0 = _mm512_min_epi32(_mm512_max_epi32(i0, lo), hi);
+        i1 = _mm512_min_epi32(_mm512_max_epi32(i1, lo), hi);
+        _mm_storeu_si128((__m128i *)(q + b * QK), _mm512_cvtepi32_epi8(i0));
+        _mm_storeu_si128((__m128i *)(q + b * QK + 16), _mm512_cvtepi32_epi8(i1));
+        d[b] = dd;
+        s[b] = _mm512_reduce_add_epi32(_mm512_add_epi32(i0, i1));
+    }
+}
+#endif
+
 static void quantize_acts(const float *RESTRICT X, int L, int nin,
                           int8_t *RESTRICT q, float *RESTRICT d, int32_t *RESTRICT s) {
     int nb = nin / QK;
 #pragma omp parallel for schedule(static) if (!omp_in_parallel())
     for (int t = 0; t < L; t++) {
+#if defined(E5_X86)
+        if (e5_kernel_id == 1) {
+            quantize_row_avx512(X + (size_t)t * nin, nb, q + (size_t)t * nb * QK, d + (size_t)t * nb, s + (size_t)t * nb);
+            continue;
+        }
+#endif
         for (int b = 0; b < nb; b++) {
             const float *x = X + (size_t)t * nin + b * QK;
             float amax = 0.f;
@@ -644,6 +678,163 @@ static int tok_content(const tokenizer *t, const char *text,
     return ncontent;
 }
 
+/* ---- Mnemos patch: attention along contiguous memory, with AVX-512 or AVX2 ---------------------
+ * Upstream's attention takes, for each token and head, a 32-float dot product with every key of its
+ * text, one key at a time (a horizontal sum each), compiled for the baseline (SSE2): 29% of a LoCoMo
+ * passage's time under perf while it is ~4% of the arithmetic. The SIMD copies here see the keys
+ * transposed once a layer (kt[h*hd+e][t], rows padded with ATT_BLOCK zeros), so a token's scores for
+ * a block of keys are multiply-adds of whole registers over e (four independent chains); the softmax
+ * runs over a contiguous row (expf vectorised through glibc's libmvec under -ffast-math); the values
+ * are summed a head row (two registers) at a time, even and odd keys in separate chains. They run
+ * for the head width this model has (ATT_HD) when the matmul kernel in force is AVX-512 VNNI (the
+ * AVX-512 copy) or an AVX2 one (the AVX2 copy); anything else (the portable kernel, a CPU or a
+ * forced kernel without AVX2, another width) runs upstream's loop unchanged, attend_base. Same
+ * products; the float sums run in another order (the scale is applied to the query first), so
+ * vectors agree with upstream's to cosine >= 0.9999 (tests/memory/embedding/). */
+#define ATT_BLOCK 16
+#define ATT_HD 32      /* multilingual-e5-small: 384 / 12 heads */
+
+static void transpose_keys(const float *RESTRICT k, float *RESTRICT kt, int T, int H, int Tp) {
+#pragma omp parallel for schedule(static) if (!omp_in_parallel())
+    for (int i = 0; i < H; i++)
+        for (int t = 0; t < T; t++) kt[(size_t)i * Tp + t] = k[(size_t)t * H + i];
+}
+
+#define E5_ATTEND_ARGS                                                                              \
+    (const float *RESTRICT q, const float *RESTRICT k, const float *RESTRICT kt,                    \
+     const float *RESTRICT v, float *RESTRICT ctx, float *RESTRICT prob, int t, int h, int s0,      \
+     int s1, int Tp, int H, int hd, float scale)
+
+/* upstream's loop, as it was in forward_batch */
+static void attend_base E5_ATTEND_ARGS {
+    (void)kt; (void)Tp;
+    const float *qh = q + (size_t)t * H + h * hd;
+    float mx = -1e30f;
+    for (int s = s0; s < s1; s++) {
+        const float *kh = k + (size_t)s * H + h * hd;
+        float d = 0.f;
+        for (int e = 0; e < hd; e++) d += qh[e] * kh[e];
+        d *= scale; prob[s - s0] = d; if (d > mx) mx = d;
+    }
+    float sum = 0.f;
+    for (int s = s0; s < s1; s++) { float e = expf(prob[s - s0] - mx); prob[s - s0] = e; sum += e; }
+    float inv = 1.f / sum;
+    float *ch = ctx + (size_t)t * H + h * hd;
+    for (int e = 0; e < hd; e++) ch[e] = 0.f;
+    for (int s = s0; s < s1; s++) {
+        float p = prob[s - s0] * inv;
+        const float *vh = v + (size_t)s * H + h * hd;
+        for (int e = 0; e < hd; e++) ch[e] += p * vh[e];
+    }
+}
+
+/* the softmax of prob[0..n) in place, less its max; returns 1 / the sum (vectorised by the caller's target) */
+#define E5_SOFTMAX(n, mx)                                                                           \
+    float sum = 0.f;                                                                                \
+    for (int s = 0; s < (n); s++) { float ex = expf(prob[s] - (mx)); prob[s] = ex; sum += ex; }    \
+    const float inv = 1.f / sum;
+
+#if defined(E5_X86)
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma")))
+static void attend_avx512 E5_ATTEND_ARGS {
+    (void)k; (void)hd;
+    const int n = s1 - s0;
+    const float *qh = q + (size_t)t * H + h * ATT_HD;
+    const float *kb = kt + (size_t)(h * ATT_HD) * Tp + s0;
+    __m512 vmx = _mm512_set1_ps(-1e30f);
+    for (int s = 0; s < n; s += 16) {
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (int e = 0; e < ATT_HD; e += 4) {
+            const float *kr = kb + (size_t)e * Tp + s;
+            a0 = _mm512_fmadd_ps(_mm512_set1_ps(qh[e] * scale), _mm512_loadu_ps(kr), a0);
+            a1 = _mm512_fmadd_ps(_mm512_set1_ps(qh[e + 1] * scale), _mm512_loadu_ps(kr + Tp), a1);
+            a2 = _mm512_fmadd_ps(_mm512_set1_ps(qh[e + 2] * scale), _mm512_loadu_ps(kr + 2 * (size_t)Tp), a2);
+            a3 = _mm512_fmadd_ps(_mm512_set1_ps(qh[e + 3] * scale), _mm512_loadu_ps(kr + 3 * (size_t)Tp), a3);
+        }
+        __m512 d = _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3));
+        __mmask16 live = n - s >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - s)) - 1u);
+        _mm512_mask_storeu_ps(prob + s, live, d);
+        vmx = _mm512_mask_max_ps(vmx, live, vmx, d);
+    }
+    const float mx = _mm512_reduce_max_ps(vmx);
+    E5_SOFTMAX(n, mx)
+    __m512 o00 = _mm512_setzero_ps(), o01 = o00, o10 = o00, o11 = o00;
+    const float *vb = v + (size_t)s0 * H + h * ATT_HD;
+    int s = 0;
+    for (; s + 2 <= n; s += 2) {
+        const float *v0 = vb + (size_t)s * H, *v1 = v0 + H;
+        __m512 p0 = _mm512_set1_ps(prob[s] * inv), p1 = _mm512_set1_ps(prob[s + 1] * inv);
+        o00 = _mm512_fmadd_ps(p0, _mm512_loadu_ps(v0), o00);
+        o01 = _mm512_fmadd_ps(p0, _mm512_loadu_ps(v0 + 16), o01);
+        o10 = _mm512_fmadd_ps(p1, _mm512_loadu_ps(v1), o10);
+        o11 = _mm512_fmadd_ps(p1, _mm512_loadu_ps(v1 + 16), o11);
+    }
+    if (s < n) {
+        const float *v0 = vb + (size_t)s * H;
+        __m512 p0 = _mm512_set1_ps(prob[s] * inv);
+        o00 = _mm512_fmadd_ps(p0, _mm512_loadu_ps(v0), o00);
+        o01 = _mm512_fmadd_ps(p0, _mm512_loadu_ps(v0 + 16), o01);
+    }
+    float *ch = ctx + (size_t)t * H + h * ATT_HD;
+    _mm512_storeu_ps(ch, _mm512_add_ps(o00, o10));
+    _mm512_storeu_ps(ch + 16, _mm512_add_ps(o01, o11));
+}
+
+E5_TARGET_AVX2
+static void attend_avx2 E5_ATTEND_ARGS {
+    (void)k; (void)hd;
+    const int n = s1 - s0;
+    const float *qh = q + (size_t)t * H + h * ATT_HD;
+    const float *kb = kt + (size_t)(h * ATT_HD) * Tp + s0;
+    float mx = -1e30f;
+    for (int s = 0; s < n; s += 8) {
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (int e = 0; e < ATT_HD; e += 4) {
+            const float *kr = kb + (size_t)e * Tp + s;
+            a0 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e] * scale), _mm256_loadu_ps(kr), a0);
+            a1 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e + 1] * scale), _mm256_loadu_ps(kr + Tp), a1);
+            a2 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e + 2] * scale), _mm256_loadu_ps(kr + 2 * (size_t)Tp), a2);
+            a3 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e + 3] * scale), _mm256_loadu_ps(kr + 3 * (size_t)Tp), a3);
+        }
+        float d[8];
+        _mm256_storeu_ps(d, _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+        int m = n - s < 8 ? n - s : 8;
+        for (int j = 0; j < m; j++) { prob[s + j] = d[j]; mx = d[j] > mx ? d[j] : mx; }
+    }
+    E5_SOFTMAX(n, mx)
+    __m256 o[2][4];
+    for (int c = 0; c < 2; c++)
+        for (int r = 0; r < 4; r++) o[c][r] = _mm256_setzero_ps();
+    const float *vb = v + (size_t)s0 * H + h * ATT_HD;
+    for (int s = 0; s < n; s++) {
+        const float *v0 = vb + (size_t)s * H;
+        __m256 p = _mm256_set1_ps(prob[s] * inv);
+        const int c = s & 1;
+        for (int r = 0; r < 4; r++) o[c][r] = _mm256_fmadd_ps(p, _mm256_loadu_ps(v0 + 8 * r), o[c][r]);
+    }
+    float *ch = ctx + (size_t)t * H + h * ATT_HD;
+    for (int r = 0; r < 4; r++) _mm256_storeu_ps(ch + 8 * r, _mm256_add_ps(o[0][r], o[1][r]));
+}
+#endif
+
+/* attend()'s copy, by the model's head width and the matmul kernel in force (e5_kernel_id): 2 the AVX-512
+ * one (with the VNNI kernel), 1 the AVX2 one (an AVX2 kernel), 0 upstream's loop. Not 0: forward_batch
+ * transposes the keys first. */
+static int attend_simd(int hd) {
+    if (hd != ATT_HD) return 0;
+    return e5_kernel_id == 1 ? 2 : (e5_kernel_id == 0 || e5_kernel_id == 2) ? 1 : 0;
+}
+
+static inline void attend E5_ATTEND_ARGS {
+#if defined(E5_X86)
+    int simd = attend_simd(hd);
+    if (simd == 2) { attend_avx512(q, k, kt, v, ctx, prob, t, h, s0, s1, Tp, H, hd, scale); return; }
+    if (simd == 1) { attend_avx2(q, k, kt, v, ctx, prob, t, h, s0, s1, Tp, H, hd, scale); return; }
+#endif
+    attend_base(q, k, kt, v, ctx, prob, t, h, s0, s1, Tp, H, hd, scale);
+}
+/* ---- end of the Mnemos patch ---------------------------------------------------------------- */
+
 /* ------------------------------- forward ------------------------------
  * The whole batch is processed with the tokens of every text concatenated
  * into one [T,H] activation matrix. The token-wise matmuls (Q/K/V/O/FFN)
@@ -668,6 +859,8 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     float *ao  = (float *)malloc(TH * sizeof(float));
     float *mid = (float *)malloc((size_t)T * FF * sizeof(float));
     float *fo  = (float *)malloc(TH * sizeof(float));
+    int Tp = T + ATT_BLOCK;                /* a key row's length: T, and a block's overrun (zeros) */
+    float *kt  = (float *)calloc((size_t)Tp * H, sizeof(float));
     int nbmax = FF / QK;
     int8_t  *aq = (int8_t *)malloc((size_t)T * FF);
     float   *ad = (float *)malloc((size_t)T * nbmax * sizeof(float));
@@ -692,33 +885,17 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
         MAT(ly->qw, ly->qb, q, H, H);
         MAT(ly->kw, ly->kb, k, H, H);
         MAT(ly->vw, ly->vb, v, H, H);
-        /* scaled dot-product attention, restricted to each text's own tokens */
+        /* scaled dot-product attention, restricted to each text's own tokens (Mnemos patch: the
+         * keys transposed once a layer, so every step below runs along contiguous memory; attend()) */
+        if (attend_simd(hd)) transpose_keys(k, kt, T, H, Tp);
 #pragma omp parallel
         {
-            float *prob = (float *)malloc(sizeof(float) * (size_t)m->MAXP);
+            float *prob = (float *)malloc(sizeof(float) * ((size_t)m->MAXP + ATT_BLOCK));
+            /* head-major: a head's keys and values of a text stay in L1 while its tokens run */
 #pragma omp for collapse(2) schedule(static)
-            for (int t = 0; t < T; t++)
-                for (int h = 0; h < NH; h++) {
-                    int s0 = sstart[t], s1 = send[t];
-                    const float *qh = q + (size_t)t * H + h * hd;
-                    float mx = -1e30f;
-                    for (int s = s0; s < s1; s++) {
-                        const float *kh = k + (size_t)s * H + h * hd;
-                        float d = 0.f;
-                        for (int e = 0; e < hd; e++) d += qh[e] * kh[e];
-                        d *= scale; prob[s - s0] = d; if (d > mx) mx = d;
-                    }
-                    float sum = 0.f;
-                    for (int s = s0; s < s1; s++) { float e = expf(prob[s - s0] - mx); prob[s - s0] = e; sum += e; }
-                    float inv = 1.f / sum;
-                    float *ch = ctx + (size_t)t * H + h * hd;
-                    for (int e = 0; e < hd; e++) ch[e] = 0.f;
-                    for (int s = s0; s < s1; s++) {
-                        float p = prob[s - s0] * inv;
-                        const float *vh = v + (size_t)s * H + h * hd;
-                        for (int e = 0; e < hd; e++) ch[e] += p * vh[e];
-                    }
-                }
+            for (int h = 0; h < NH; h++)
+                for (int t = 0; t < T; t++)
+                    attend(q, k, kt, v, ctx, prob, t, h, sstart[t], send[t], Tp, H, hd, scale);
             free(prob);
         }
         QUANT(ctx, H); MAT(ly->aow, ly->aob, ao, H, H);
@@ -750,7 +927,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
         }
     }
 
-    free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo);
+    free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo); free(kt);
     free(aq); free(ad); free(as);
     return 0;
 #undef QUANT
