@@ -1,6 +1,6 @@
 """LoCoMo through Mnemos's public API, over real HTTP, with the BM25 baseline in the same run.
 
-    .venv/bin/python -m bench.locomo.run [--limit N] [--archivist after|during|reindex] [--clients C]
+    .venv/bin/python -m bench.locomo.run [--limit N] [--archivist after|during|reindex|live] [--clients C]
                                          [--entities speaker|none] [--no-chain] [--no-analysis]
                                          [--no-passive-pass]
 
@@ -13,6 +13,12 @@ Protocol: shared/bench/README.md. On a throwaway embedded cluster (config.settin
    to 500 characters, content = the text, ``prev_event_id`` = the session's previous turn (``--no-chain``:
    none), entities = the speaker as a person (``--entities none``:
    none), timestamp = the session's date plus one second per turn. Memory Guard is on (it always is).
+   ``--archivist live``: per conversation, its turns saved (one client, ``--live-rate`` a second: by
+   default the team plan's 600 calls a minute, an agent at its limit; 0: as fast as the API answers) and
+   right after its last save every one of its questions searched (the row "Mnemos live"), with a real
+   worker as ``manage.py serve`` starts one (one process a core) embedding behind, no cached vectors and
+   no waiting; then the next conversation. Once every vector is in, the questions are asked again (the
+   steady-state row, "Mnemos search_memory (API)"): both figures from one run over the same memories.
 3. Vectors: ``--archivist reindex`` (default) calls ``embedding_reindex()`` in process, in batches;
    ``after`` starts a real Celery worker once the ingest is done and times how long it takes until
    every memory has its vector; ``during`` runs the worker throughout. With the default filesystem
@@ -69,6 +75,7 @@ OUT = ROOT / "bench" / "out" / "locomo"
 RRF_K = 60
 DEPTH = 100
 WARMUP = 50
+LIVE = "Mnemos live (searched right after each conversation's saves)"
 PASSIVE_PASS = 300
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -109,9 +116,11 @@ def ingest(
     clients: int,
     entities: bool,
     chain: bool = True,
+    rate: float = 0.0,
 ) -> tuple[Ingested, int]:
     """Every turn of every conversation, in order within its conversation; conversations are dealt
-    to ``clients`` threads round-robin. Returns what was saved and the 429 retries."""
+    to ``clients`` threads round-robin; ``rate`` > 0: a client's i-th save starts no sooner than i / rate
+    seconds after its first. Returns what was saved and the 429 retries."""
     result = Ingested()
     lock = threading.Lock()
     errors: list[BaseException] = []
@@ -120,6 +129,7 @@ def ingest(
     def work(mine: Sequence[Conversation]) -> None:
         nonlocal retries
         api = api_factory()
+        began, sent = time.monotonic(), 0
         try:
             for conv in mine:
                 secret = tenant.projects[conv.sample_id].secret
@@ -131,6 +141,11 @@ def ingest(
                     if chain and previous is not None and previous[0] == turn.session:
                         # The turn continues the session's previous one (save_memory's prev_event_id).
                         arguments["prev_event_id"] = previous[1]
+                    if rate > 0:
+                        delay = began + sent / rate - time.monotonic()
+                        if delay > 0:
+                            time.sleep(delay)
+                    sent += 1
                     body, ms = api.tool(secret, "save_memory", arguments)
                     previous = (turn.session, str(body["event_id"]))
                     with lock:
@@ -220,14 +235,60 @@ def reindex_in_process(tenant: BenchTenant) -> float:
 
 
 @contextmanager
-def maybe_worker(enabled: bool) -> Iterator[None]:
+def maybe_worker(enabled: bool, *, as_serve: bool = False) -> Iterator[None]:
+    """A real Celery worker while the block runs: one pool process, or (``as_serve``) what ``manage.py
+    serve`` starts by default (one process a core, with beat)."""
     if not enabled:
         yield
         return
-    from tests.live import running_worker
+    from core.env import worker_processes
+    from tests.live import worker_process
 
-    with running_worker():
+    concurrency = worker_processes() if as_serve else 1
+    with worker_process(concurrency=concurrency, beat=as_serve, prefix="locomo", start_timeout=90):
         yield
+
+
+def ingest_live(
+    base: str,
+    tenant: BenchTenant,
+    convs: Sequence[Conversation],
+    items: Sequence[tuple[str, Question]],
+    *,
+    entities: bool,
+    chain: bool,
+    rate: float,
+) -> tuple[Ingested, int, list[Asked], list[dict[str, Any]]]:
+    """``--archivist live``: per conversation, its turns saved (one client, ``rate`` a second; 0: as fast as
+    the API answers) and at once every one
+    of its questions searched, the archivist embedding behind as it can; then the next conversation.
+    Returns the saves, 429 retries, the answers, and per conversation how many of its memories still
+    lacked a vector when its searches began and ended."""
+    result, retries = Ingested(), 0
+    asked: list[Asked] = []
+    pending: list[dict[str, Any]] = []
+    api = Api(base)
+    for sample_id, q in random.Random(7).sample(list(items), min(WARMUP, len(items))):
+        # the query path warm (models, connections) before anything is saved
+        api.tool(tenant.projects[sample_id].secret, "search_memory", {"query": q.text, "top_k": 10})
+    for conv in convs:
+        part, r = ingest(
+            lambda: Api(base), tenant, [conv], clients=1, entities=entities, chain=chain, rate=rate
+        )
+        result.memory_to_turn |= part.memory_to_turn
+        result.latencies += part.latencies
+        result.wall_s += part.wall_s
+        retries += r
+        before, _ = pending_vectors(tenant)
+        asked += ask_all(
+            api, tenant, [(c, q) for c, q in items if c == conv.sample_id], result.memory_to_turn
+        )
+        after, _ = pending_vectors(tenant)
+        pending.append(
+            {"conversation": conv.sample_id, "without_vector_at_first_search": before, "at_last": after}
+        )
+    api.close()
+    return result, retries, asked, pending
 
 
 @contextmanager
@@ -453,7 +514,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--limit", type=int, default=None, help="the first N conversations (of 10)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--archivist", choices=("after", "during", "reindex"), default="reindex")
+    parser.add_argument("--archivist", choices=("after", "during", "reindex", "live"), default="reindex")
     parser.add_argument(
         "--broker",
         default=None,
@@ -470,6 +531,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--cached-vectors",
         action="store_true",
         help="with --archivist reindex: reuse the vectors bench.locomo.ablate cached for identical texts",
+    )
+    parser.add_argument(
+        "--live-rate",
+        type=float,
+        default=10.0,
+        help="--archivist live: saves a second (default 10: the team plan's 600 calls a minute; 0: unpaced)",
     )
     parser.add_argument("--no-analysis", action="store_true")
     parser.add_argument("--no-passive-pass", action="store_true")
@@ -508,17 +575,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
 
     # ---- ingest, vectors, search: the public API over HTTP
+    live: list[Asked] = []
     with web_server() as base:
-        with maybe_worker(args.archivist == "during"):
+        with maybe_worker(args.archivist in ("during", "live"), as_serve=args.archivist == "live"):
             load_before = load_avg()
-            ingested, retries = ingest(
-                lambda: Api(base),
-                tenant,
-                convs,
-                clients=args.clients,
-                entities=args.entities == "speaker",
-                chain=not args.no_chain,
-            )
+            if args.archivist == "live":
+                ingested, retries, live, live_pending = ingest_live(
+                    base,
+                    tenant,
+                    convs,
+                    items,
+                    entities=args.entities == "speaker",
+                    chain=not args.no_chain,
+                    rate=args.live_rate,
+                )
+                summary["live"] = {
+                    "search_latency_ms": latency_summary([a.latency_ms for a in live]),
+                    "pending": live_pending,
+                }
+                print(f"live: {json.dumps(summary['live'])}", flush=True)
+            else:
+                ingested, retries = ingest(
+                    lambda: Api(base),
+                    tenant,
+                    convs,
+                    clients=args.clients,
+                    entities=args.entities == "speaker",
+                    chain=not args.no_chain,
+                )
             rate = n_turns / ingested.wall_s
             lat = latency_summary(ingested.latencies)
             print(
@@ -537,7 +621,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "load_avg_after": load_avg(),
             }
             vectors: dict[str, Any] = {"mode": args.archivist}
-            if args.archivist == "during":
+            if args.archivist in ("during", "live"):
                 pending, _ = pending_vectors(tenant)
                 drain_s, curve = wait_for_vectors(tenant, timeout_s=args.vector_timeout)
                 vectors |= {
@@ -601,6 +685,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "Mnemos search_memory (API)": score([(a.question.category, a.top, a.question.gold) for a in asked]),
         "BM25 (rank-bm25 0.2.2)": score([(q.category, bm25[(c, q.text)], q.gold) for c, q in items]),
     }
+    if live:
+        systems[LIVE] = score([(a.question.category, a.top, a.question.gold) for a in live])
 
     # ---- channels in process
     analysis: dict[tuple[str, str], dict[str, list[str]]] = {}
@@ -631,6 +717,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     OUT.mkdir(parents=True, exist_ok=True)
     tag = f"limit{args.limit}" if args.limit else "all"
+    live_top = {(a.conv, a.question.text): a.top for a in live}
     with (OUT / f"locomo-{tag}.jsonl").open("w", encoding="utf-8") as fh:
         for a in asked:
             record = {
@@ -643,6 +730,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "latency_ms": round(a.latency_ms, 2),
                 "bm25_top10": bm25[(a.conv, a.question.text)][:10],
             }
+            if live:
+                record["live_top10"] = live_top[(a.conv, a.question.text)]
             if analysis:
                 record["in_process_top10"] = {
                     k: v[:10] for k, v in analysis[(a.conv, a.question.text)].items()
