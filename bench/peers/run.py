@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.locomo.harness import latency_summary
-from bench.locomo.run import score, table
+from bench.locomo.run import LIVE, score, table
 
 ROOT = Path(__file__).resolve().parents[2]
 PEERS = ROOT / "bench" / "peers"
@@ -81,10 +81,15 @@ def call(cmd: Sequence[str], commands: list[dict[str, Any]]) -> None:
     )
 
 
-def mnemos(limit: int | None, commands: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """bench.locomo.run in a subprocess; its summary and its per-question records."""
+def mnemos(
+    limit: int | None, commands: list[dict[str, Any]], *, live: bool = False
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """bench.locomo.run in a subprocess (``live``: ``--archivist live``, whose JSONL also holds each
+    question's live top 10); its summary and its per-question records."""
     tag = f"limit{limit}" if limit else "all"
     cmd = [sys.executable, "-m", "bench.locomo.run", "--no-analysis", "--no-passive-pass"]
+    if live:
+        cmd += ["--archivist", "live"]
     if limit:
         cmd += ["--limit", str(limit)]
     started = time.time()
@@ -170,6 +175,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="the first N conversations (of 10)")
     parser.add_argument("--semantic-too", action="store_true", help="also Mem0 with BM25 and entities off")
     parser.add_argument("--skip-setup", action="store_true", help="use bench/peers/.venv as it is")
+    parser.add_argument(
+        "--live",
+        action="store_true",
+        help="Mnemos with bench.locomo.run --archivist live (saves at the team plan's rate, searched right "
+        "after each conversation, then again once every vector is in): both rows",
+    )
     args = parser.parse_args(argv)
 
     wall = time.perf_counter()
@@ -179,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.skip_setup:
         call(["bash", str(PEERS / "setup.sh")], commands)
 
-    summary, records = mnemos(args.limit, commands)
+    summary, records = mnemos(args.limit, commands, live=args.live)
     peers = [mem0(args.limit, False, commands)]
     if args.semantic_too:
         peers.append(mem0(args.limit, True, commands))
@@ -191,6 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     check_against(summary, "Mnemos search_memory (API)", systems["Mnemos search_memory (API)"])
     check_against(summary, "BM25 (rank-bm25 0.2.2)", systems["BM25 (bench.locomo.run's)"])
+    if args.live:
+        systems[LIVE] = score(rows_of(records, "live_top10"))
+        check_against(summary, LIVE, systems[LIVE])
     n = summary["turns"]
     vectors_s = summary["vectors"].get("from_first_save_s")
     extras: dict[str, dict[str, Any]] = {
@@ -202,6 +216,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         },
         "BM25 (bench.locomo.run's)": {"search": summary["bm25_latency_ms"], "where": "in process"},
     }
+    if args.live:
+        extras[LIVE] = {
+            "ingest": summary["ingest"]["memories_per_s"],
+            "search": summary["live"]["search_latency_ms"],
+            "where": "HTTP",
+        }
     for peer in peers:
         same_questions(records, peer["per_question"])
         name = peer["system"]

