@@ -278,6 +278,8 @@ def test_on_an_emulated_cpu_without_avx2_the_portable_kernel_embeds(accelerated:
     """qemu's Westmere has SSE4.2 and no AVX: the kernel chosen by cpuid is the portable one."""
     # numpy's OpenBLAS picks its kernels by its own CPU probe, which under qemu chose AVX code (SIGILL at
     # `import numpy`, numpy 2.4.6 with qemu 7.2); told the emulated CPU's generation, it runs.
-    got, _ = run_python(EMBED, prefix=["qemu-x86_64", "-cpu", "Westmere"], env={"OPENBLAS_CORETYPE": "Nehalem"})
+    got, _ = run_python(
+        EMBED, prefix=["qemu-x86_64", "-cpu", "Westmere"], env={"OPENBLAS_CORETYPE": "Nehalem"}
+    )
     assert got["engine"] == "mnemos-e5engine (scalar)"
     assert_agree(got, accelerated)
