@@ -160,6 +160,20 @@ def with_directed_neighbours(
     }
 
 
+def with_expansion(
+    scores: dict[str, float], prev: dict[str, str], beta: float, top: int = 20
+) -> dict[str, float]:
+    """The sequence neighbours of the ``top`` best candidates that no channel found join the ranking with
+    beta x that candidate's score (the product would have to check them against the visibility filter)."""
+    nxt = {v: k for k, v in prev.items()}
+    out = dict(scores)
+    for doc in order(scores)[:top]:
+        for near in (prev.get(doc), nxt.get(doc)):
+            if near and near not in scores:
+                out[near] = max(out.get(near, 0.0), beta * scores[doc])
+    return out
+
+
 def score_fusion(ch: dict[str, Any], vector_weight: float) -> dict[str, float]:
     """Each channel's scores min-max normalised over its own list, then added with weights."""
     fused: dict[str, float] = defaultdict(float)
@@ -185,6 +199,17 @@ def variants(ch: dict[str, Any], prev: dict[str, str]) -> dict[str, list[str]]:
         "vector alone": vec,
         "RRF k=60: BM25 1 + vector 1 (before)": order(rrf([(bm25, 1.0), (vec, 1.0)])),
     }
+    like_product = score_fusion(ch, 0.75)
+    for doc, value in linear(ent).items():
+        like_product[doc] = like_product.get(doc, 0.0) + 0.25 * value
+    like_product = {doc: v + 0.5 * (doc in ch["named"]) for doc, v in like_product.items()}
+    like_product = with_neighbours(like_product, prev, 0.5)
+    out["product's fusion, recomputed"] = order(like_product)
+    for beta in (0.3, 0.5, 0.7, 0.85):
+        for top in (5, 10, 20):
+            out[f"product's fusion + neighbour expansion {beta:g} of top {top}"] = order(
+                with_expansion(like_product, prev, beta, top)
+            )
     for wv in (0.75, 1.0):
         fused = score_fusion(ch, wv)
         out[f"score fusion: BM25 1 + vector {wv:g}"] = order(fused)
