@@ -728,7 +728,7 @@ static void attend_base E5_ATTEND_ARGS {
     }
 }
 
-/* the softmax of prob[0..n) in place, less its max; returns 1 / the sum (vectorised by the caller's target) */
+/* the softmax of prob[0..n) in place, less its max, unnormalised; declares inv = 1 / the sum (vectorised by the caller's target) */
 #define E5_SOFTMAX(n, mx)                                                                           \
     float sum = 0.f;                                                                                \
     for (int s = 0; s < (n); s++) { float ex = expf(prob[s] - (mx)); prob[s] = ex; sum += ex; }    \
