@@ -12,8 +12,8 @@ embedding on one thread), the demo enterprise and one all-scope access key with 
    turns are saved (``POST /v1/tools/save_memory``, summary = the turn cut to 500 characters, content =
    the turn, the speaker as an entity), the worker is continued (SIGCONT) and the bench polls (every
    50 ms, the owner role over the socket) until every one has its vector: vectors/s from the
-   continue to the last vector, and CPU seconds per memory of the worker's processes and PostgreSQL
-   over that span.
+   continue to the last vector, and CPU ms per memory of the worker's processes (and of PostgreSQL's
+   backends alive at both readings) over that span.
 2. **Sustained load.** ``--rate`` saves a second for ``--seconds``, paced (save i starts at i/rate s,
    dealt to ``--clients`` threads), every one into the key's project, the worker running throughout:
    per save, the time from its HTTP response to the first poll that sees its vector (the HNSW index is
