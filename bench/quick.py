@@ -1,8 +1,8 @@
 """``make bench-quick``: a regression guard to run before a commit (issue 23), in about five minutes.
 
-    .venv/bin/python -m bench.quick [--record] [--skip locomo,scale,guard]
+    .venv/bin/python -m bench.quick [--record] [--skip locomo,scale,guard,archivist]
 
-Three fixed slices, each printed beside the figure last recorded in ``bench/quick_baseline.json``:
+Four fixed slices, each printed beside the figure last recorded in ``bench/quick_baseline.json``:
 
 1. **LoCoMo, one conversation** (``bench.locomo.run --limit 1 --no-analysis``: conv-26's turns saved through
    the API, the archivist after the saves, its questions searched): hit@10 and recall@10 over categories
@@ -12,6 +12,8 @@ Three fixed slices, each printed beside the figure last recorded in ``bench/quic
 3. **Guard, held-out halves** (``bench/guard/splits.py``; in process): poisoning recall of the attack sets
    and the share of benign texts rejected, passwords removed from the prose sets and ordinary notes
    altered, and ``guard_check`` p50 on a 1 kB note.
+4. **The archivist** (``bench.archivist.run --backlog 320 --seconds 15``: a private ``serve`` on make run's
+   defaults): vectors/s draining a backlog with nothing else running, and save → vector p95 at 20 saves/s.
 
 ``--record`` writes this run's figures as the new baseline (commit it with the change that moved them).
 Timings move with the machine and its load: compare a run with one made on the same machine, and read a
@@ -33,7 +35,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE = ROOT / "bench" / "quick_baseline.json"
-SLICES = ("locomo", "scale", "guard")
+SLICES = ("locomo", "scale", "guard", "archivist")
 
 
 def _run(args: list[str]) -> None:
@@ -135,11 +137,25 @@ def guard() -> dict[str, float]:
     }
 
 
+def archivist() -> dict[str, float]:
+    out = ROOT / "bench" / "out" / "archivist"
+    started = time.time()
+    _run(["bench.archivist.run", "--backlog", "320", "--seconds", "15"])
+    newest = max(out.glob("summary-*.json"), key=lambda path: path.stat().st_mtime)
+    if newest.stat().st_mtime < started:
+        raise SystemExit(f"bench.archivist.run wrote no summary under {out}")
+    result = json.loads(newest.read_text())["engines"]["auto"]
+    return {
+        "archivist backlog vectors/s": result["backlog"]["vectors_per_s"],
+        "archivist save to vector p95 at 20/s ms": result["sustained"]["save_to_vector_s"]["p95"] * 1000,
+    }
+
+
 def _better(name: str, now: float, before: float) -> str:
     if before == 0:
         return ""
     change = (now - before) / abs(before)
-    higher = any(word in name for word in ("hit@10", "recall@10", "recall (", "removed"))
+    higher = any(word in name for word in ("hit@10", "recall@10", "recall (", "removed", "vectors/s"))
     lower_is_good = name.endswith(" ms") or "rejected" in name or "altered" in name
     if abs(change) < 0.005:
         return "="
@@ -162,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unknown slice {sorted(unknown)[0]!r}: the slices are {', '.join(SLICES)}")
     started = time.perf_counter()
     figures: dict[str, float] = {}
-    for name, measure in (("locomo", locomo), ("scale", scale), ("guard", guard)):
+    for name, measure in (("locomo", locomo), ("scale", scale), ("guard", guard), ("archivist", archivist)):
         if name not in skip:
             figures |= measure()
     baseline: dict[str, Any] = json.loads(BASELINE.read_text()) if BASELINE.exists() else {}
