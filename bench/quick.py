@@ -192,14 +192,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         shown = "-" if old is None else f"{old:.3f}"
         print(f"| {name} | {value:.3f} | {shown} | {'' if old is None else _better(name, value, old)} |")
     if args.record:
-        cpu = next(
-            (
-                line.split(":", 1)[1].strip()
-                for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")
-            ),
-            "?",
-        )
+        from bench.locomo.harness import cpu_model
+
+        cpu = cpu_model()
         merged = {**before, **figures}
         BASELINE.write_text(
             json.dumps({"recorded": time.strftime("%Y-%m-%d %H:%M"), "cpu": cpu, "figures": merged}, indent=1)

@@ -38,17 +38,19 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from bench.locomo.harness import ROOT, Api, build_tenant, latency_summary, pct, prepare_database, setup_django
+from bench.locomo.harness import (
+    ROOT,
+    Api,
+    build_tenant,
+    cpu_model,
+    latency_summary,
+    pct,
+    prepare_database,
+    setup_django,
+)
 
 OUT = ROOT / "bench" / "out" / "cluster"
 PROJECTS = ("c1", "c2", "c3", "c4")
-
-
-def _cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown"
 
 
 @contextmanager
@@ -261,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "MNEMOS_JOBS_SWEEP_SECONDS": "3600",
     }
     results: dict[str, Any] = {
-        "cpu": _cpu_model(),
+        "cpu": cpu_model(),
         "cores": os.cpu_count(),
         "args": vars(args),
         "web": {},

@@ -128,6 +128,17 @@ class Api:
         return self._send("GET", path, secret, params=params)
 
 
+def cpu_model() -> str:
+    """The CPU's model name as Linux reports it, for a bench's summary ("unknown" elsewhere)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
 def pct(samples: Sequence[float], q: float) -> float:
     """Nearest-rank percentile (q in 0..100); nan when empty."""
     ordered = sorted(samples)

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.locomo.harness import latency_summary
+from bench.locomo.harness import cpu_model, latency_summary
 from bench.locomo.run import LIVE, score, table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,16 +46,6 @@ LOCOMO_OUT = ROOT / "bench" / "out" / "locomo"
 OUT = ROOT / "bench" / "out" / "peers"
 
 Scores = dict[str, dict[str, float]]
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 def load_avg() -> float:

@@ -30,13 +30,12 @@ import os
 import random
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import psycopg
 
-from bench.locomo.harness import ROOT, latency_summary, setup_django
+from bench.locomo.harness import ROOT, cpu_model, latency_summary, setup_django
 
 OUT = ROOT / "bench" / "out" / "tenants"
 DIM = 384
@@ -258,10 +257,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             conn.execute(f"DROP TABLE {table}")  # the next layout has the disk and the cache to itself
     with _connect(server, "postgres") as conn:
         conn.execute(f"DROP DATABASE {SIM_DB}")
-    cpuinfo = Path("/proc/cpuinfo").read_text().splitlines()
-    results["cpu"] = next(
-        (line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), "?"
-    )
+    results["cpu"] = cpu_model()
     results["cores"] = os.cpu_count()
     OUT.mkdir(parents=True, exist_ok=True)
     out = OUT / f"tenants-{time.strftime('%Y%m%d-%H%M%S')}.json"
