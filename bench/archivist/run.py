@@ -29,81 +29,43 @@ A JSON summary goes to bench/out/archivist/ (git-ignored); figures and commands 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import signal
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import psutil
 
 from bench.chaos.harness import Api, Instance, private_root
-from bench.ingest.run import save_arguments
+from bench.ingest.run import Lookup, VectorWatch, save_arguments
 from bench.locomo.data import load
-from bench.locomo.harness import ROOT, latency_summary
+from bench.locomo.harness import ROOT, cpu_model, latency_summary
 
 OUT = ROOT / "bench" / "out" / "archivist"
-POLL_S = 0.05
 
 
-def cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown"
+@contextmanager
+def owner_lookup(instance: Instance) -> Iterator[Lookup]:
+    """bench.ingest's ``Lookup`` over one owner connection to the private serve's database (every tenant)."""
+    with instance.connect() as conn:
+
+        def lookup(waiting: list[str]) -> list[str]:
+            rows = conn.execute(
+                "SELECT id::text FROM memory_memory WHERE id = ANY(%s::uuid[]) AND embedding IS NOT NULL",
+                [waiting],
+            ).fetchall()
+            return [pk for (pk,) in rows]
+
+        yield lookup
 
 
-@dataclass
-class Watch:
-    """Which saved memories have their vector yet, polled every ``POLL_S`` s over the owner's connection."""
-
-    instance: Instance
-    saved_at: dict[str, float] = field(default_factory=dict)
-    vector_at: dict[str, float] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    stop: threading.Event = field(default_factory=threading.Event)
-    error: BaseException | None = None
-
-    def saved(self, event_id: str, at: float) -> None:
-        with self.lock:
-            self.saved_at[event_id] = at
-
-    def pending(self) -> list[str]:
-        with self.lock:
-            return [i for i in self.saved_at if i not in self.vector_at]
-
-    def run(self) -> None:
-        try:
-            with self.instance.connect() as conn:
-                while not self.stop.is_set():
-                    waiting = self.pending()
-                    if waiting:
-                        rows = conn.execute(
-                            "SELECT id::text FROM memory_memory WHERE id = ANY(%s::uuid[]) "
-                            "AND embedding IS NOT NULL",
-                            [waiting],
-                        ).fetchall()
-                        now = time.perf_counter()
-                        with self.lock:
-                            for (pk,) in rows:
-                                self.vector_at.setdefault(pk, now)
-                    time.sleep(POLL_S)
-        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
-            self.error = exc
-
-    def wait_all(self, timeout_s: float) -> bool:
-        deadline = time.perf_counter() + timeout_s
-        while time.perf_counter() < deadline:
-            if self.error is not None:
-                raise self.error
-            if not self.pending():
-                return True
-            time.sleep(POLL_S)
-        return False
+def watching(instance: Instance) -> VectorWatch:
+    return VectorWatch(functools.partial(owner_lookup, instance))
 
 
 def worker_processes(instance: Instance) -> list[psutil.Process]:
@@ -134,42 +96,13 @@ def postgres_processes(instance: Instance) -> list[psutil.Process]:
     return [main, *main.children(recursive=True)]
 
 
-def save_many(api: Api, items: Sequence[dict[str, Any]], clients: int, watch: Watch) -> list[float]:
-    """Every item saved by ``clients`` threads as fast as they go; the save latencies (ms)."""
-    lock = threading.Lock()
-    queue = list(reversed(items))
-    latencies: list[float] = []
-    errors: list[str] = []
-
-    def client() -> None:
-        while True:
-            with lock:
-                if not queue:
-                    return
-                arguments = queue.pop()
-            reply = api.tool("save_memory", arguments)
-            if reply.error is not None:
-                errors.append(f"{reply.error}: {reply.body}")
-                return
-            watch.saved(str(reply.body["event_id"]), time.perf_counter())
-            with lock:
-                latencies.append(reply.seconds * 1000)
-
-    threads = [threading.Thread(target=client) for _ in range(clients)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise RuntimeError(f"save_memory failed: {errors[0]}")
-    return latencies
-
-
-def save_paced(
-    api: Api, items: Sequence[dict[str, Any]], rate: float, clients: int, watch: Watch
+def save_all(
+    api: Api, items: Sequence[dict[str, Any]], clients: int, watch: VectorWatch, rate: float | None = None
 ) -> tuple[list[float], float]:
-    """Save i starts at i / rate s (a client late for its slot starts at once); latencies (ms), the lag of
-    the last start behind its slot (s: above a second the clients could not hold the rate)."""
+    """Every item saved by ``clients`` threads (item i by thread i mod clients), each save noted in ``watch``;
+    ``rate``: save i starts at i / rate s (a client late for its slot starts at once), None: as fast as they
+    go. Returns the latencies (ms) and the lag of the latest start behind its slot (s: above a second the
+    clients could not hold the rate)."""
     start = time.monotonic()
     latencies: list[float] = []
     lag = [0.0]
@@ -178,12 +111,13 @@ def save_paced(
 
     def client(number: int) -> None:
         for i in range(number, len(items), clients):
-            slot = start + i / rate
-            delay = slot - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-            with lock:
-                lag[0] = max(lag[0], time.monotonic() - slot)
+            if rate is not None:
+                slot = start + i / rate
+                delay = slot - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                with lock:
+                    lag[0] = max(lag[0], time.monotonic() - slot)
             reply = api.tool("save_memory", items[i])
             if reply.error is not None:
                 errors.append(f"{reply.error}: {reply.body}")
@@ -205,14 +139,14 @@ def save_paced(
 def backlog_phase(
     instance: Instance, api: Api, items: Sequence[dict[str, Any]], clients: int
 ) -> dict[str, Any]:
-    watch = Watch(instance)
+    watch = watching(instance)
     poller = threading.Thread(target=watch.run, daemon=True)
     poller.start()
     workers = worker_processes(instance)
     for process in workers:
         process.send_signal(signal.SIGSTOP)
     try:
-        save_many(api, items, clients, watch)
+        save_all(api, items, clients, watch)
     finally:
         for process in workers:
             process.send_signal(signal.SIGCONT)
@@ -229,9 +163,10 @@ def backlog_phase(
         "all_embedded": done,
         "seconds": wall,
         "vectors_per_s": len(items) / wall,
+        # PostgreSQL's: the backends alive at both readings (a connection opened and closed between is missed)
         "cpu_ms_per_memory": {
             "worker": cpu_worker * 1000 / len(items),
-            "postgres": cpu_pg * 1000 / len(items),
+            "postgres_live_backends": cpu_pg * 1000 / len(items),
         },
     }
 
@@ -239,10 +174,10 @@ def backlog_phase(
 def sustained_phase(
     instance: Instance, api: Api, items: Sequence[dict[str, Any]], rate: float, clients: int
 ) -> dict[str, Any]:
-    watch = Watch(instance)
+    watch = watching(instance)
     poller = threading.Thread(target=watch.run, daemon=True)
     poller.start()
-    latencies, lag = save_paced(api, items, rate, clients, watch)
+    latencies, lag = save_all(api, items, clients, watch, rate)
     ended = time.perf_counter()
     left = len(watch.pending())
     done = watch.wait_all(timeout_s=1800)

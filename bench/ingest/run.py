@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
 import json
 import os
 import random
@@ -49,8 +50,8 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -334,11 +335,36 @@ def profile_archivist(enterprise_id: uuid.UUID, n: int) -> dict[str, Any]:
 # --------------------------------------------------------------------------- vectors
 
 
+# Which of the given memory ids have a vector.
+Lookup = Callable[[list[str]], Iterable[str]]
+
+
+@contextmanager
+def orm_lookup(enterprise_id: uuid.UUID) -> Iterator[Lookup]:
+    """A ``Lookup`` through the ORM in the bench enterprise's tenant context; closes the thread's connections."""
+    from django.db import connections
+
+    from core.tenancy import tenant_context
+    from memory.models import Memory
+
+    def lookup(waiting: list[str]) -> list[str]:
+        with tenant_context(enterprise_id=enterprise_id, door="bench"):
+            done = Memory.objects.filter(pk__in=waiting, embedding__isnull=False).values_list("pk", flat=True)
+            return [str(pk) for pk in done]
+
+    try:
+        yield lookup
+    finally:
+        connections.close_all()
+
+
 @dataclass
 class VectorWatch:
-    """Which saved memories have their vector yet, polled every ``POLL_S`` seconds."""
+    """Which saved memories have their vector yet, polled every ``POLL_S`` seconds on the thread that runs
+    ``run``. ``looker`` is entered on that thread: it yields the ``Lookup`` and closes what it opened
+    (``orm_lookup`` here; bench/archivist reads over the owner's socket)."""
 
-    enterprise_id: uuid.UUID
+    looker: Callable[[], AbstractContextManager[Lookup]]
     saved_at: dict[str, float] = field(default_factory=dict)  # event_id -> perf_counter at the response
     vector_at: dict[str, float] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -353,32 +379,24 @@ class VectorWatch:
         with self.lock:
             return [i for i in self.saved_at if i not in self.vector_at]
 
-    def poll_once(self) -> None:
-        from core.tenancy import tenant_context
-        from memory.models import Memory
-
+    def poll_once(self, lookup: Lookup) -> None:
         waiting = self.pending()
         if not waiting:
             return
-        with tenant_context(enterprise_id=self.enterprise_id, door="bench"):
-            done = Memory.objects.filter(pk__in=waiting, embedding__isnull=False).values_list("pk", flat=True)
-            seen = [str(pk) for pk in done]
+        seen = list(lookup(waiting))
         now = time.perf_counter()
         with self.lock:
             for pk in seen:
                 self.vector_at.setdefault(pk, now)
 
     def run(self) -> None:
-        from django.db import connections
-
         try:
-            while not self.stop.is_set():
-                self.poll_once()
-                time.sleep(POLL_S)
+            with self.looker() as lookup:
+                while not self.stop.is_set():
+                    self.poll_once(lookup)
+                    time.sleep(POLL_S)
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread
             self.error = exc
-        finally:
-            connections.close_all()
 
     def wait_all(self, timeout_s: float) -> bool:
         deadline = time.perf_counter() + timeout_s
@@ -684,7 +702,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  {row['ms_per_memory']:7.2f} ms  {row['function']}", flush=True)
         write_summary(summary)
 
-    watch = None if args.no_worker else VectorWatch(tenant.enterprise_id)
+    watch = None if args.no_worker else VectorWatch(functools.partial(orm_lookup, tenant.enterprise_id))
     poller = threading.Thread(target=watch.run, daemon=True) if watch else None
     with (
         web_server({"MNEMOS_DB_POOL": str(args.db_pool)}) as base,
