@@ -860,7 +860,8 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     float *mid = (float *)malloc((size_t)T * FF * sizeof(float));
     float *fo  = (float *)malloc(TH * sizeof(float));
     int Tp = T + ATT_BLOCK;                /* a key row's length: T, and a block's overrun (zeros) */
-    float *kt  = (float *)calloc((size_t)Tp * H, sizeof(float));
+    /* the transposed keys, only for attend()'s SIMD copies (upstream's loop reads k) */
+    float *kt  = attend_simd(hd) ? (float *)calloc((size_t)Tp * H, sizeof(float)) : NULL;
     int nbmax = FF / QK;
     int8_t  *aq = (int8_t *)malloc((size_t)T * FF);
     float   *ad = (float *)malloc((size_t)T * nbmax * sizeof(float));
