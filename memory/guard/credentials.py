@@ -330,6 +330,10 @@ def _after_word(
                 english = english and all(w in _english_links() for w in (link, link.split(" ")[0]))
                 return _value(text, tokens[j][0], tokens, j, end, english, linked=True)
             return None
+        if token.lower() == "to" and i + 1 < len(tokens):  # "set the password (at home) to X"
+            s, e = _trim(text, *tokens[i + 1])
+            if strong(text[s:e]):
+                return s, e
         if i == 0 and token.lower() not in qualifiers:
             return None
     return None
@@ -374,14 +378,15 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 def _numeric_code(text: str, word_end: int, links: frozenset[str]) -> tuple[int, int] | None:
     """Four to twelve digits right after a numeric code's word, or after it and a link ("PIN is 8842",
     "alarm panel code 5813", "tablet code, it's 40417733"), or after a link later in its clause ("il PIN
-    della carta è 4471"); not a date, a decimal, a phone number's part, nor a year said further on."""
+    della carta è 4471", "PIN for the reception iPad: 8080"); not a date, a decimal, a phone number's
+    part, nor a year said further on."""
     m = _DIGITS.match(text.lower(), word_end, min(len(text), word_end + 40))
     if m:
         return m.start(1), m.end(1)
     end = _clause_end(text, word_end)
     tokens = _tokens(text, word_end, end + 1 if end < len(text) else end, _MAX_GAP_TOKENS + 2)
     for i in range(len(tokens) - 1):
-        width = _link_at(text, tokens, i, links)
+        width = _link_at(text, tokens, i, links) or int(text[tokens[i][1] - 1] == ":")
         if width and i + width < len(tokens):
             s, e = _trim(text, *tokens[i + width])
             value = text[s:e]
@@ -421,7 +426,7 @@ def _values_before(text: str, word_start: int) -> Iterator[tuple[int, int]]:
             yield s, e
 
 
-_ACCOUNT_SEPARATOR = re.compile(r"[ \t]+/[ \t]+(?=\S)|:(?=[^\s/])")
+_ACCOUNT_SEPARATOR = re.compile(r"[ \t]*/[ \t]*(?=\S)|:(?=[^\s/])")  # "admin / X", "admin/X", "root:X"
 # The account before it: a plain name ("root", "svc_backup"); "event-bus-api:rc0.15" is a coordinate.
 _ACCOUNT = re.compile(r"(?<![\w/:.@-])[a-z_][a-z0-9_]{1,31}\Z", re.IGNORECASE)
 _MYSQL_P = re.compile(r"\b(?:mysql|mariadb|mysqldump|mysqladmin)\b[^\n]{0,120}?(?<!\S)-p(?=\S)")
@@ -464,7 +469,10 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
         token = _TOKEN.match(text, m.end())
         if account and token:
             s, e = _trim(text, token.start(), token.end())
-            if stronger(text[s:e]):
+            value = text[s:e]
+            if m.group() == "/" and not (account.group().islower() and _policy_shaped(value)):
+                continue  # glued: a path ("runbooks/backup.md#restore", "GnuPG/MacGPG2") unless "admin/S0nar!Qube"
+            if stronger(value):
                 spans.append((s, e))
     for m in _MYSQL_P.finditer(text):
         token = _TOKEN.match(text, m.end())
@@ -483,6 +491,16 @@ _DOTTED = re.compile(r"[A-Za-z]\.[A-Za-z*]")  # "Build.HF*.Linux64", "settings.S
 SHAPED_RULE = "password-shaped"
 
 
+def _policy_shaped(value: str) -> bool:
+    """Upper and lower case, a digit and a symbol: what a password policy asks for."""
+    return (
+        any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and any(c.isdigit() for c in value)
+        and _SHAPED_SYMBOL.search(value) is not None
+    )
+
+
 def find_password_shaped(text: str) -> list[tuple[int, int]]:
     """Tokens that look like a password whatever the words around them ("Use Bl4ckb1rd! to log in"):
     each whitespace-separated token, its quotes, brackets and sentence punctuation trimmed, checked whole."""
@@ -492,12 +510,7 @@ def find_password_shaped(text: str) -> list[tuple[int, int]]:
         if e - s < 8 or e - s > 40 or not _SHAPED.fullmatch(text, s, e):
             continue
         value = text[s:e]
-        if not (
-            any(c.isupper() for c in value)
-            and any(c.islower() for c in value)
-            and any(c.isdigit() for c in value)
-            and _SHAPED_SYMBOL.search(value)
-        ):
+        if not _policy_shaped(value):
             continue
         if ("@" in value[1:] and "." in value.rsplit("@", 1)[-1]) or _DOTTED.search(value):
             continue  # an address, a dotted name

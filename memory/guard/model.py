@@ -6,7 +6,7 @@ a save pays ~0.2 ms for a 1 kB note instead of an embedder call (bench/guard/RES
 
     text ──> NFKC, case-folded ──> tokens: words; CJK as character pairs
          ──> windows of 64 tokens, stride 32 (one window for a short note)
-         ──> per window: bias + Σ weight[crc32(feature) mod 2^18] / √(features), over the distinct words
+         ──> per window: bias + Σ weight[crc32(feature) mod 2^20] / √(features), over the distinct words
              and pairs of neighbouring words present
          ──> score = sigmoid(max over the windows)   (an attack hidden in a long e-mail is one window)
 
@@ -31,15 +31,17 @@ DATA = Path(__file__).resolve().parent / "data"
 WEIGHTS = DATA / "poisoning_model.npz"
 CARD = DATA / "poisoning_model.json"
 
-DIMENSIONS = 1 << 18
+DIMENSIONS = 1 << 20  # 2^18 collided enough to cost 0.09 of held-out recall on S-Labs (bench/RESULTS.md)
 WINDOW = 64
 STRIDE = 32
 MAX_TOKENS = 2048  # a longer text is scored on its first 2,048 tokens and its last 2,048 (the rules read all)
-# The model abstains (scores 0.0) on a text of fewer words (tokens of letters only) than this: an
+# The model abstains (scores 0.0) on a text of fewer words (tokens of two letters or more) than this: an
 # instruction to a reader takes words, and a lone hash, id, name or tag would be scored by one hashed
-# feature, whatever attack word shares its bucket (a 16-hex-digit hash scored 0.96). The rules still
-# read such texts.
-MIN_WORDS = 3
+# feature, whatever attack word shares its bucket (a 16-hex-digit hash scored 0.96); three words are
+# five features ("Read me first." scored 0.89 and an import's section was refused). The rules still
+# read such texts ("ignore previous instructions"). A lone letter is no word: 100 kB of "a b c d e f g h
+# i j" scored 0.98 (spaced-out orders, "i g n o r e ...", are the rules' spaced view's).
+MIN_WORDS = 4
 
 _TOKEN = re.compile(r"[^\W_]+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
@@ -100,7 +102,7 @@ def window_score(weights: Any, bias: float, text: str) -> float:
     ``MIN_WORDS`` words. The one
     scoring, for the shipped model and for training's validation (bench/guard/train.py)."""
     words = tokens(text)
-    if sum(1 for word in words if word.isalpha()) < MIN_WORDS:
+    if sum(1 for word in words if word.isalpha() and len(word) > 1) < MIN_WORDS:
         return 0.0
     ids = feature_ids(words)
     best = -math.inf
