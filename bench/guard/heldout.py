@@ -112,8 +112,8 @@ PROSE_SETS = (
     ("heldout3", "session 29: written after the first change; blind for it; then read"),
     ("heldout4", "session 29: written after the second change; blind for it; then read"),
     ("heldout5", "session 29: written after session 29's last change; blind for it; read in session 33"),
-    ("heldout6", "session 33: written before its change; its misses seen at that first reading, not used"),
-    ("heldout7", "session 33: written after the last change that widened the rules: **blind**"),
+    ("heldout6", "session 33: written before the first change; then read for the second"),
+    ("heldout7", "session 33: written after the first change, never read: **blind**"),
 )
 assert tuple(name for name, _ in PROSE_SETS) == PROSE_SET_NAMES  # one list of the sets, with its notes here
 SESSION_START = "e1fe236"  # the guard before session 33's changes to passwords in prose

@@ -309,6 +309,13 @@ def _after_word(
             )
         glued = _glued_link(links).match(text, s, e - 1)
         return _value(text, glued.end(), tokens, 0, end, english, linked=True) if glued else None
+    if text[tokens[0][0]] == "(":  # an aside before the link: "master password (don't lose it): X"
+        close = next((k for k in range(min(len(tokens), 6)) if ")" in text[slice(*tokens[k])]), None)
+        if close is None or close + 1 >= len(tokens):
+            return None
+        if text[tokens[close][1] - 1] == ":":
+            return _value(text, tokens[close + 1][0], tokens, close + 1, end, english, linked=True)
+        tokens = tokens[close + 1 :]
     quoted = _quoted(text, tokens[0][0])  # "use passphrase 'winter is coming to Oslo'"
     if quoted is not None and " " in text[quoted[0] : quoted[1]].strip():
         return quoted
@@ -366,8 +373,12 @@ def _value(
     return None
 
 
-_DIGITS = re.compile(
-    r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|je|to|это)[\s:]+)?(\d{4,12})(?![\w.,/-]\d)"
+_LEAD = r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|je|to|это)[\s:]+)?"
+_DIGITS = re.compile(_LEAD + r"(\d{4,12})(?![\w.,/-]\d)")
+# A lock's combination is often numbers apart: "combo: 14-32-07" (a combination's word only).
+_COMBINATION = re.compile(_LEAD + r"(\d{1,2}(?:[-–]\d{1,2}){2,3})(?![\w.,/-]\d)")
+COMBINATION_WORDS = frozenset(
+    {"combination", "combo", "combinación", "combinaison", "kombination", "combinazione", "combinação"}
 )
 
 
@@ -375,12 +386,17 @@ _BRAND = re.compile(r"\d[A-Za-z]+")  # "1Password", "7Zip": a name, not a passwo
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
 
-def _numeric_code(text: str, word_end: int, links: frozenset[str]) -> tuple[int, int] | None:
+def _numeric_code(
+    text: str, word_end: int, links: frozenset[str], combination: bool = False
+) -> tuple[int, int] | None:
     """Four to twelve digits right after a numeric code's word, or after it and a link ("PIN is 8842",
     "alarm panel code 5813", "tablet code, it's 40417733"), or after a link later in its clause ("il PIN
     della carta è 4471", "PIN for the reception iPad: 8080"); not a date, a decimal, a phone number's
     part, nor a year said further on."""
-    m = _DIGITS.match(text.lower(), word_end, min(len(text), word_end + 40))
+    low = text.lower()
+    m = _DIGITS.match(low, word_end, min(len(text), word_end + 40))
+    if combination and not m:
+        m = _COMBINATION.match(low, word_end, min(len(text), word_end + 40))
     if m:
         return m.start(1), m.end(1)
     end = _clause_end(text, word_end)
@@ -389,10 +405,14 @@ def _numeric_code(text: str, word_end: int, links: frozenset[str]) -> tuple[int,
         width = _link_at(text, tokens, i, links) or int(text[tokens[i][1] - 1] == ":")
         if width and i + width < len(tokens):
             s, e = _trim(text, *tokens[i + width])
+            e -= len(text[s:e]) - len(text[s:e].rstrip("#*"))  # a keypad's enter key: "0091#"
             value = text[s:e]
             if value.isdigit() and 4 <= len(value) <= 12 and not _YEAR.fullmatch(value):
                 return s, e
-            return None
+            if (
+                text[slice(*tokens[i])].lower() != "to"
+            ):  # Polish "to" ("is"), or English "to the bike storage"
+                return None
     return None
 
 
@@ -455,7 +475,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
                 text, end, phrase in english_words and kind == "credential", links, qualifiers
             )
             if kind in ("numeric", "credential") and found is None:
-                found = _numeric_code(text, end, links)
+                found = _numeric_code(text, end, links, phrase in COMBINATION_WORDS)
             elif kind == "weak" and found is not None:
                 value = text[found[0] : found[1]]
                 secret_shaped = strong(value) and any(c.isdigit() for c in value)

@@ -93,6 +93,11 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         # "to" and a strong value after qualifiers; an account glued to its password with a slash.
         ("we set the router password at the cabin to birch-lake-43", "birch-lake-43"),
         ("wiki login ops/W1ki!Pages", "W1ki!Pages"),
+        # A disarm code; a keypad's "#"; a combination in groups; an aside before the link.
+        ("office alarm disarm code is 6203, arm it when leaving", "6203"),
+        ("the storage unit door code to the left gate is 7788#", "7788"),
+        ("padlock combo is 08-15-29", "08-15-29"),
+        ("vault password (the old one expired): tin-cup-river-9", "tin-cup-river-9"),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
@@ -122,6 +127,9 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "Install GnuPG/MacGPG2 v2 before signing the release.",
         "TCP/IPv4 settings and/or DNS are wrong on the printer.",
         "See runbooks/backup.md#restore before you restore.",
+        "The password (see above) is required.",
+        "A combination of 2-3-4 factors was tried.",
+        "the door code to the office is in the wiki",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
