@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections import Counter
 from collections.abc import Iterator
 
 from .engine import EN, _c, _words
@@ -120,6 +121,24 @@ def _hex_text(digits: str) -> str:
         return ""
 
 
+_MIN_INTERLEAVED = 12  # characters: "a.b.c" is an abbreviation, not a hidden text
+
+
+def _interleaved(text: str) -> str | None:
+    """A text with one mark between every character ("\\i\\g\\n\\o\\r\\e", "i.g.n.o.r.e"), the mark
+    removed; None for any other text. The spaced view undoes spaces; this undoes any other single mark that
+    stands at four in five of every other position."""
+    stripped = text.strip()
+    if len(stripped) < _MIN_INTERLEAVED:
+        return None
+    for offset in (0, 1):
+        marks = stripped[offset::2]
+        mark, count = Counter(marks).most_common(1)[0]
+        if not mark.isalnum() and not mark.isspace() and count >= 0.8 * len(marks):
+            return stripped.replace(mark, "")
+    return None
+
+
 def _decoded_payloads(text: str) -> Iterator[tuple[str, str]]:
     """(how, decoded text) for encoded blobs that decode to readable text."""
     count = 0
@@ -166,6 +185,9 @@ def _decoded_payloads(text: str) -> Iterator[tuple[str, str]]:
             decoded = "".join(chr(int(n)) for n in re.findall(r"\d+", m.group(0))[:_MAX_DECODED_CHARS])
             if _printable(decoded):
                 yield "character codes", decoded
+    interleaved = _interleaved(text)
+    if interleaved is not None:
+        yield "a mark between every character", interleaved
     if "morse" in kinds:
         for m in _MORSE.finditer(text):
             words = re.split(r"\s*/\s*|\s{2,}", m.group(0).strip())[:_MAX_DECODED_CHARS]
