@@ -409,9 +409,7 @@ def _numeric_code(
             value = text[s:e]
             if value.isdigit() and 4 <= len(value) <= 12 and not _YEAR.fullmatch(value):
                 return s, e
-            if (
-                text[slice(*tokens[i])].lower() != "to"
-            ):  # Polish "to" ("is"), or English "to the bike storage"
+            if text[slice(*tokens[i])].lower() != "to":  # Polish "to" is "is"; English "to the bike storage"
                 return None
     return None
 

@@ -132,6 +132,8 @@ def _interleaved(text: str) -> str | None:
     if len(stripped) < _MIN_INTERLEAVED:
         return None
     for offset in (0, 1):
+        if stripped[offset:64:2].count(stripped[offset]) < 0.8 * len(stripped[offset:64:2]):
+            continue  # the first 64 characters decide cheaply: a 100 kB note is not counted whole
         marks = stripped[offset::2]
         mark, count = Counter(marks).most_common(1)[0]
         if not mark.isalnum() and not mark.isspace() and count >= 0.8 * len(marks):

@@ -35,11 +35,11 @@ DIMENSIONS = 1 << 20  # 2^18 collided enough to cost 0.09 of held-out recall on 
 WINDOW = 64
 STRIDE = 32
 MAX_TOKENS = 2048  # a longer text is scored on its first 2,048 tokens and its last 2,048 (the rules read all)
-# The model abstains (scores 0.0) on a text of fewer words (tokens of two letters or more) than this: an
-# instruction to a reader takes words, and a lone hash, id, name or tag would be scored by one hashed
-# feature, whatever attack word shares its bucket (a 16-hex-digit hash scored 0.96); three words are
-# five features ("Read me first." scored 0.89 and an import's section was refused), four seven ("Deploys
-# run at noon." 0.83, "Please read this first." 0.83, both just under the threshold). The rules still
+# The model abstains (scores 0.0) on a text of fewer words (tokens of letters) than this: an instruction
+# to a reader takes words, and a lone hash, id, name or tag would be scored by one hashed feature,
+# whatever attack word shares its bucket (a 16-hex-digit hash scored 0.96). Three words are five
+# features ("Read me first." scored 0.89 and an import's section was refused), four words seven
+# ("Deploys run at noon." and "Please read this first." 0.83, just under the threshold). The rules still
 # read such texts ("ignore previous instructions"). A lone letter or digit is no token at all: 100 kB of
 # "a b c d e f g h i j" scored 0.98, and "the runbook: a | b & !c" 0.82, on weights that letters learned
 # from letter-by-letter obfuscations (those are the rules' spaced and interleaved views').
