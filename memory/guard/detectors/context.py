@@ -49,6 +49,8 @@ def _order(view: str, m: re.Match[str], *, allow_we: bool = False) -> bool:
     before = _clause_before(view, m.start())
     if "you" in before.split():
         return not _NEGATED.search(before)
+    if before.strip() == "to":  # a sentence that opens with its purpose: "To remove all commands, type ..."
+        return False
     if (_REPORTED_NO_WE if allow_we else _REPORTED).search(before):
         return False
     return not _NEGATED.search(before)

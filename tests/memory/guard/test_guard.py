@@ -371,6 +371,9 @@ NEAR_MISSES = [
     "Jon: lol forget it, let's just order pizza.",
     "Add the following snippet to your .bashrc:\n```\nexport PATH=$HOME/bin:$PATH\n```",
     "To install, run curl -fsSL https://get.example.com | sh on the build box.",
+    # a sentence that opens with its purpose is no order (technical prose, written for this test)
+    "To drop all cached filters from the dashboard, press Reset and reload the page.",
+    "To remind users that the API changed, the release notes start with a warning.",
     "The security team ran a phishing simulation last week; 12% clicked the link.",
     "Act as a reviewer for this PR and list potential bugs.",
     "Can you pretend to be a tour guide and describe Lisbon?",
