@@ -189,8 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("| figure | now | last recorded | change |\n|---|---|---|---|")
     for name, value in figures.items():
         old = before.get(name)
-        shown = "-" if old is None else f"{old:.3f}"
-        print(f"| {name} | {value:.3f} | {shown} | {'' if old is None else _better(name, value, old)} |")
+        shown = "-" if old is None else f"{old:.4g}"  # 4 significant digits: 1 rejection in 5,000 shows
+        print(f"| {name} | {value:.4g} | {shown} | {'' if old is None else _better(name, value, old)} |")
     if args.record:
         from bench.locomo.harness import cpu_model
 
