@@ -97,6 +97,11 @@ def secrets(lines: list[str]) -> None:
         lines.append(
             f"| LoCoMo turns (altered) | {side} | {rate(sum(bool(guard_redact(t)[1]) for t in mine), len(mine))} |"
         )
+    mail = [i for i in poisoning_sets() if i.dataset == "bipia-clean-email"]
+    for side in ("tune", "held"):
+        mine_mail = [i.text for i in mail if i.part == side]
+        altered = sum(bool(guard_redact(t)[1]) for t in mine_mail)
+        lines.append(f"| BIPIA's clean e-mails (altered) | {side} | {rate(altered, len(mine_mail))} |")
     lines.append("")
 
 

@@ -209,6 +209,9 @@ def strong(value: str) -> bool:
     return letters and others
 
 
+# "ACH|EMAIL_FROM", "ACH|CONTENT": a record's fields joined by pipes, the next field's capital label after one
+_RECORD_JOIN = re.compile(r"\|[A-Z][A-Z0-9]*_[A-Z0-9_]+|\|[A-Z][A-Z_]{2,}$")
+_WORDS_COMMA = re.compile(r"[^\W\d_]+,[^\W\d_]+")  # "Hi David,Your company's ...": a missing space
 _VARIABLE = re.compile(r"\$[\w{(]")  # "$HOME", "${PASS}", "$(cat f)"; "Ledger88$" is a password
 _KEY_COMBO = re.compile(r"(?:ctrl|alt|shift|cmd|command|option|meta|super|fn|win)\+", re.IGNORECASE)
 
@@ -219,6 +222,8 @@ def stronger(value: str) -> bool:
         return False
     if not value[0].isalnum() or any(c in value for c in ":=%") or _VARIABLE.search(value):
         return False  # "key:value", "name=value", "$VAR", ":token": config and code, the other layers' share
+    if _RECORD_JOIN.search(value) or _WORDS_COMMA.fullmatch(value):
+        return False  # a record's fields joined by pipes; two words and a comma with its space missing
     mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
     symbol = any(not c.isalnum() and c not in "-_." for c in value)
     return (mixed or symbol) and not _SLUG.fullmatch(value)
@@ -450,13 +455,27 @@ _ACCOUNT = re.compile(r"(?<![\w/:.@-])[a-z_][a-z0-9_]{1,31}\Z", re.IGNORECASE)
 _MYSQL_P = re.compile(r"\b(?:mysql|mariadb|mysqldump|mysqladmin)\b[^\n]{0,120}?(?<!\S)-p(?=\S)")
 
 
+def _named_account(text: str, account_start: int, word_ends: list[int]) -> bool:
+    """A sign-in or credential word ends in the account's clause, before it ("login: bob / hunter22")."""
+    clause = _clause_start(text, account_start)
+    return any(clause <= end <= account_start for end in word_ends)
+
+
+def _lettered(value: str) -> bool:
+    """Letters and digits, six characters or more, no path: "hunter22" (``strong`` and one digit at least)."""
+    return strong(value) and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
 def find_prose_credentials(text: str) -> list[tuple[int, int]]:
     """Spans of passwords written in prose, sorted, possibly overlapping each other (the caller merges)."""
     _, _, links, qualifiers, english_words = _lexicon_index()
     spans: list[tuple[int, int]] = []
     # What follows a word decides alone, so a repeated line (a log, a JSON array) is judged once.
     memo: dict[tuple[str, str], tuple[int, int] | None] = {}
+    signin_words: list[int] = []  # where sign-in and credential words end: an account after one is named
     for start, end, phrase, kind in _phrases(text):
+        if kind in ("signin", "credential"):
+            signin_words.append(end)
         if kind == "signin":
             spans.extend(_signin_values(text, end))
             spans.extend(_values_before(text, start))
@@ -490,7 +509,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
             value = text[s:e]
             if m.group() == "/" and not (account.group().islower() and _policy_shaped(value)):
                 continue  # glued: a path ("runbooks/backup.md#restore", "GnuPG/MacGPG2") unless "admin/S0nar!Qube"
-            if stronger(value):
+            if stronger(value) or (_named_account(text, account.start(), signin_words) and _lettered(value)):
                 spans.append((s, e))
     for m in _MYSQL_P.finditer(text):
         token = _TOKEN.match(text, m.end())

@@ -98,6 +98,9 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("the storage unit door code to the left gate is 7788#", "7788"),
         ("padlock combo is 08-15-29", "08-15-29"),
         ("vault password (the old one expired): tin-cup-river-9", "tin-cup-river-9"),
+        # A code named by what it opens; an account after a sign-in word, its password letters and digits.
+        ("the code for the garage is 5093", "5093"),
+        ("wiki login: priya / lantern52", "lantern52"),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
@@ -130,6 +133,9 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "The password (see above) is required.",
         "A combination of 2-3-4 factors was tried.",
         "the door code to the office is in the wiki",
+        "The code for the report is in git.",
+        "user/group1 owns the shared folder",
+        "SUBJECT: Your receipt|CONTENT: Hi Dana,Your order has shipped.",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
@@ -142,6 +148,9 @@ def test_how_much_a_value_must_look_like_a_secret():
     assert not plausible("<password>") and not plausible("********") and not plausible("life's")
     assert strong("hunter22") and not strong("rotation") and not strong("2021")
     assert stronger("Sunset2023") and stronger("Hunter22!") and not stronger("web-prod-03")
+    # a record's fields joined by a pipe, two words with the space after their comma missing
+    assert not stronger("ACH|EMAIL_FROM") and not stronger("Receipt|CONTENT") and not stronger("David,Your")
+    assert stronger("Pass|Word99")
 
 
 def test_a_long_text_without_full_stops_is_scanned_in_linear_time():
