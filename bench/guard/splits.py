@@ -361,8 +361,8 @@ PROSE_SET_NAMES = ("tune", "heldout", "heldout2", "heldout3", "heldout4", "heldo
 
 
 def credential_notes() -> list[Item]:
-    """The ordinary notes about passwords of every prose-credential set ("I forgot my password", "reset the
-    admin password before the audit", in several languages): benign for the poisoning model, split by
+    """The ordinary notes about passwords of every prose-credential set ("I forgot my password", "password
+    rotation is due", in several languages): benign for the poisoning model, split by
     this module's seed like every set. Ordinary writing of a workplace says "password", "admin" and
     "credentials" far more often than the attack sets' benign sides do."""
     return [
