@@ -70,6 +70,25 @@ def vectors_for(texts: Sequence[str]) -> tuple[np.ndarray, str]:
     return matrix, embedder.name
 
 
+VECTORS: dict[str, np.ndarray] = {}  # ref -> the vector bulk_load stored (for query-side feedback)
+PRF = ((3, 0.5), (3, 1.0), (5, 0.5), (5, 1.0), (10, 0.5))  # (top k of the product's ranking, beta)
+
+
+def feedback_scores(
+    query: np.ndarray, ranking: Sequence[str], conversation: str, k: int, beta: float
+) -> dict[str, float]:
+    """Rocchio on the vector channel: the query moved towards the mean of the product's top ``k``, then
+    cosine against every turn of the conversation; the best DEPTH, as the vector channel returns them."""
+    refs = [r for r in VECTORS if r.startswith(conversation + "/")]
+    matrix = np.stack([VECTORS[r] for r in refs])
+    top = [VECTORS[r] for r in ranking[:k] if r in VECTORS]
+    moved = query + beta * np.mean(top, axis=0) if top else query
+    moved = moved / (np.linalg.norm(moved) or 1.0)
+    sims = matrix @ moved / np.maximum(np.linalg.norm(matrix, axis=1), 1e-9)
+    best = np.argsort(-sims)[:DEPTH]
+    return {refs[i]: float(sims[i]) for i in best}
+
+
 def bulk_load(tenant: BenchTenant, convs: Sequence[Conversation], *, chain: bool) -> dict[str, str]:
     """Every turn as a memory (summary = the text cut to 500, content = the text); memory id -> ref."""
     from accounts.models import Member, Project, Workspace
@@ -100,6 +119,8 @@ def bulk_load(tenant: BenchTenant, convs: Sequence[Conversation], *, chain: bool
                 )
                 drafts.append((memory, f"{conv.sample_id}/{turn.id}", turn.speaker, turn.session))
         matrix, model = vectors_for([embedding_text(m) for m, _, _, _ in drafts])
+        for (_, ref, _, _), vector in zip(drafts, matrix, strict=True):
+            VECTORS[ref] = vector
         for (memory, _, _, _), vector in zip(drafts, matrix, strict=True):
             memory.embedding = vector.tolist()
             memory.embedding_model = model
@@ -205,6 +226,14 @@ def variants(ch: dict[str, Any], prev: dict[str, str]) -> dict[str, list[str]]:
     like_product = {doc: v + 0.5 * (doc in ch["named"]) for doc, v in like_product.items()}
     like_product = with_neighbours(like_product, prev, 0.5)
     out["product's fusion, recomputed"] = order(like_product)
+    for (k, beta), vector_scores in ch.get("prf", {}).items():
+        moved = score_fusion({**ch, "vector_scores": vector_scores}, 0.75)
+        for doc, value in linear(ent).items():
+            moved[doc] = moved.get(doc, 0.0) + 0.25 * value
+        moved = {doc: v + 0.5 * (doc in ch["named"]) for doc, v in moved.items()}
+        out[f"product's fusion, vector channel with feedback from its top {k}, beta {beta:g}"] = order(
+            with_neighbours(moved, prev, 0.5)
+        )
     for beta in (0.3, 0.5, 0.7, 0.85):
         for top in (5, 10, 20):
             out[f"product's fusion + neighbour expansion {beta:g} of top {top}"] = order(
@@ -306,6 +335,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "vector_scores": {turn_of[str(pk)]: s for pk, s in nearest},
                 "entity": refs(entity),
                 "product": refs(ranked.ids),
+            }
+            query_vector = np.asarray(vector, dtype=np.float32)
+            ch["prf"] = {
+                (k, beta): feedback_scores(query_vector, ch["product"], conv.sample_id, k, beta)
+                for k, beta in PRF
             }
             gold = [f"{conv.sample_id}/{g}" for g in q.gold]
             for name, top in variants(ch, prev).items():
