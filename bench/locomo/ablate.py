@@ -327,7 +327,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         entity__in=query_entities, memory_id__in=candidates
                     ).values_list("memory_id", flat=True)
                 )
-            ch = {
+            ch: dict[str, Any] = {
                 "named": set(refs(list(named))),
                 "text": refs([pk for pk, _ in text]),
                 "text_scores": {turn_of[str(pk)]: s for pk, s in text},
