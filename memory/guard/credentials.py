@@ -25,6 +25,7 @@ Pure functions, linear regexes; offsets are in the text given.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import tomllib
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .entropy import is_placeholder
-from .spans import Found, Vetoed
+from .spans import Found, Vetoed, overlap_test
 
 RULE = "password-in-prose"
 PRIORITY = 2  # as the assignment rules: where both see one password, the longer span wins
@@ -449,16 +450,20 @@ def _values_before(text: str, word_start: int) -> Iterator[tuple[int, int]]:
             yield s, e
 
 
-_ACCOUNT_SEPARATOR = re.compile(r"[ \t]*/[ \t]*(?=\S)|:(?=[^\s/])")  # "admin / X", "admin/X", "root:X"
+_VALUE = re.compile(r"\S{1,129}")
+# "admin / X", "admin/X" (two name characters before a glued slash), "root:X"
+_ACCOUNT_SEPARATOR = re.compile(r"[ \t]+/[ \t]*(?=\S)|(?<=\w\w)/(?=[^\s/])|:(?=[^\s/])")
 # The account before it: a plain name ("root", "svc_backup"); "event-bus-api:rc0.15" is a coordinate.
 _ACCOUNT = re.compile(r"(?<![\w/:.@-])[a-z_][a-z0-9_]{1,31}\Z", re.IGNORECASE)
 _MYSQL_P = re.compile(r"\b(?:mysql|mariadb|mysqldump|mysqladmin)\b[^\n]{0,120}?(?<!\S)-p(?=\S)")
 
 
 def _named_account(text: str, account_start: int, word_ends: list[int]) -> bool:
-    """A sign-in or credential word ends in the account's clause, before it ("login: bob / hunter22")."""
+    """A sign-in or credential word ends in the account's clause, before it ("login: bob / hunter22");
+    ``word_ends`` sorted."""
     clause = _clause_start(text, account_start)
-    return any(clause <= end <= account_start for end in word_ends)
+    i = bisect.bisect_left(word_ends, clause)
+    return i < len(word_ends) and word_ends[i] <= account_start
 
 
 def _lettered(value: str) -> bool:
@@ -501,15 +506,18 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
         relative = memo[key]
         if relative is not None and relative[1] > relative[0]:
             spans.append((end + relative[0], end + relative[1]))
+    signin_words.sort()
     for m in _ACCOUNT_SEPARATOR.finditer(text):
         account = _ACCOUNT.search(text, max(0, m.start() - 33), m.start())
-        token = _TOKEN.match(text, m.end())
-        if account and token:
+        # the value, read only after an account and at most 129 characters far: a 100 kB base64 blob has a
+        # "/" every ~64 characters, and reading the rest of it at each one was quadratic
+        token = _VALUE.match(text, m.end()) if account else None
+        if account is not None and token is not None and len(token.group()) <= 128:
             s, e = _trim(text, token.start(), token.end())
             value = text[s:e]
             if m.group() == "/" and not (account.group().islower() and _policy_shaped(value)):
                 continue  # glued: a path ("runbooks/backup.md#restore", "GnuPG/MacGPG2") unless "admin/S0nar!Qube"
-            if stronger(value) or (_named_account(text, account.start(), signin_words) and _lettered(value)):
+            if stronger(value) or (_lettered(value) and _named_account(text, account.start(), signin_words)):
                 spans.append((s, e))
     for m in _MYSQL_P.finditer(text):
         token = _TOKEN.match(text, m.end())
@@ -557,9 +565,10 @@ def find_password_shaped(text: str) -> list[tuple[int, int]]:
 
 def scan_prose_credentials(text: str, low: str, found: list[Found], vetoed: Vetoed) -> None:
     """The redaction layer (``redaction.SCANNERS``): every prose credential not judged "not secret"."""
+    overlaps_vetoed = overlap_test(vetoed)
     for start, end in find_prose_credentials(text):
-        if not any(start < v_end and v_start < end for v_start, v_end in vetoed):
+        if not overlaps_vetoed(start, end):
             found.append(Found(start, end, RULE, PRIORITY))
     for start, end in find_password_shaped(text):
-        if not any(start < v_end and v_start < end for v_start, v_end in vetoed):
+        if not overlaps_vetoed(start, end):
             found.append(Found(start, end, SHAPED_RULE, PRIORITY - 1))
