@@ -94,8 +94,7 @@ def guard() -> dict[str, float]:
     import django
 
     django.setup()
-    from bench.guard.heldout import PROSE_SETS
-    from bench.guard.splits import poisoning_sets, prose_credentials
+    from bench.guard.splits import PROSE_SET_NAMES, poisoning_sets, prose_credentials
     from memory.guard import guard_check, guard_poisoning, guard_redact
     from memory.guard.model import load_model
 
@@ -111,7 +110,7 @@ def guard() -> dict[str, float]:
         else:
             benign, rejected = benign + 1, rejected + int(decided)
     secrets = removed = ordinary = altered = 0
-    for name, _ in PROSE_SETS:
+    for name in PROSE_SET_NAMES:
         if name == "tune":
             continue
         for entry in prose_credentials(name):

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from bench.guard.run import GITLEAKS_ARTEFACTS, GUARD_DATA, load_jsonl, load_locomo_turns, rule_of
 from bench.guard.splits import (
-    PROSE_SET_NAMES,
+    PROSE_SETS,
     Item,
     bastion_items,
     benign_code,
@@ -108,19 +108,6 @@ def secrets(lines: list[str]) -> None:
 BASELINE = "e0e5461"  # the last commit before issue 19: the guard as it was (rules only, one file each)
 
 
-# Passwords in prose, written for this bench (bench/guard/data/prose_credentials_*.jsonl), in the order
-# they were written. A set is blind until the rules are changed after reading its misses.
-PROSE_SETS = (
-    ("tune", "session 27: written to develop the rules against"),
-    ("heldout", "session 27: written before the rules, blind then; its 2 misses read in session 29"),
-    ("heldout2", "session 29: written before its changes; blind for the rules of 9797651 only"),
-    ("heldout3", "session 29: written after the first change; blind for it; then read"),
-    ("heldout4", "session 29: written after the second change; blind for it; then read"),
-    ("heldout5", "session 29: written after session 29's last change; blind for it; read in session 33"),
-    ("heldout6", "session 33: written before the first change; then read for the second"),
-    ("heldout7", "session 33: written after the first change, never read: **blind**"),
-)
-assert tuple(name for name, _ in PROSE_SETS) == PROSE_SET_NAMES  # one list of the sets, with its notes here
 SESSION_START = "e1fe236"  # the guard before session 33's changes to passwords in prose
 
 

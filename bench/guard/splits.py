@@ -145,7 +145,8 @@ _PO_PLACEHOLDER = re.compile(r"%(?:\([a-z_]+\))?[sd]|\{[a-z_]*\}")
 
 
 def _po_strings(path: Path) -> Iterator[tuple[str, str]]:
-    """Every (msgid or msgstr, text) of a gettext catalogue, continuation lines joined, escapes undone."""
+    """Every (msgid or msgstr, text) of a gettext catalogue, continuation lines joined, escapes undone
+    (read by hand: the standard library reads only compiled catalogues, and into a private dict)."""
     entries: list[list[str]] = []
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         if match := _PO_ENTRY.match(line):
@@ -170,8 +171,9 @@ def benign_interface_text() -> Iterator[Item]:
     import django
 
     root = Path(django.__file__).resolve().parent
-    lexicons = Path(__file__).resolve().parents[2] / "memory" / "guard" / "data" / "lexicons"
-    languages = sorted(path.stem for path in lexicons.glob("*.toml") if path.stem != "romance")
+    from memory.guard.engine import DATA
+
+    languages = sorted(path.stem for path in (DATA / "lexicons").glob("*.toml") if path.stem != "romance")
     seen: set[str] = set()
     for catalogue in UI_CATALOGUES:
         for language in languages:
@@ -357,7 +359,19 @@ def prose_credentials(part_name: str) -> list[dict[str, str]]:  # rows of text, 
     ]
 
 
-PROSE_SET_NAMES = ("tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
+# Passwords in prose, written for this bench (bench/guard/data/prose_credentials_*.jsonl), in the order
+# they were written. A set is blind until the rules are changed after reading its misses.
+PROSE_SETS = (
+    ("tune", "session 27: written to develop the rules against"),
+    ("heldout", "session 27: written before the rules, blind then; its 2 misses read in session 29"),
+    ("heldout2", "session 29: written before its changes; blind for the rules of 9797651 only"),
+    ("heldout3", "session 29: written after the first change; blind for it; then read"),
+    ("heldout4", "session 29: written after the second change; blind for it; then read"),
+    ("heldout5", "session 29: written after session 29's last change; blind for it; read in session 33"),
+    ("heldout6", "session 33: written before the first change; then read for the second"),
+    ("heldout7", "session 33: written after the first change, never read: **blind**"),
+)
+PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 
 
 def credential_notes() -> list[Item]:

@@ -15,6 +15,7 @@ conversations), the held-out split (the other five) and all ten. Choose on "tune
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import itertools
 import json
@@ -74,17 +75,23 @@ VECTORS: dict[str, np.ndarray] = {}  # ref -> the vector bulk_load stored (for q
 PRF = ((3, 0.5), (3, 1.0), (5, 0.5), (5, 1.0), (10, 0.5))  # (top k of the product's ranking, beta)
 
 
+@functools.cache
+def _conversation_vectors(conversation: str) -> tuple[list[str], np.ndarray]:
+    """A conversation's refs and their unit vectors, stacked once (VECTORS is filled before any question)."""
+    refs = [r for r in VECTORS if r.startswith(conversation + "/")]
+    matrix = np.stack([VECTORS[r] for r in refs])
+    return refs, matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
+
+
 def feedback_scores(
     query: np.ndarray, ranking: Sequence[str], conversation: str, k: int, beta: float
 ) -> dict[str, float]:
     """Rocchio on the vector channel: the query moved towards the mean of the product's top ``k``, then
     cosine against every turn of the conversation; the best DEPTH, as the vector channel returns them."""
-    refs = [r for r in VECTORS if r.startswith(conversation + "/")]
-    matrix = np.stack([VECTORS[r] for r in refs])
+    refs, unit = _conversation_vectors(conversation)
     top = [VECTORS[r] for r in ranking[:k] if r in VECTORS]
     moved = query + beta * np.mean(top, axis=0) if top else query
-    moved = moved / (np.linalg.norm(moved) or 1.0)
-    sims = matrix @ moved / np.maximum(np.linalg.norm(matrix, axis=1), 1e-9)
+    sims = unit @ (moved / (np.linalg.norm(moved) or 1.0))
     best = np.argsort(-sims)[:DEPTH]
     return {refs[i]: float(sims[i]) for i in best}
 

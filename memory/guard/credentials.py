@@ -399,12 +399,10 @@ def _numeric_code(
     "alarm panel code 5813", "tablet code, it's 40417733"), or after a link later in its clause ("il PIN
     della carta è 4471", "PIN for the reception iPad: 8080"); not a date, a decimal, a phone number's
     part, nor a year said further on."""
-    low = text.lower()
-    m = _DIGITS.match(low, word_end, min(len(text), word_end + 40))
-    if combination and not m:
-        m = _COMBINATION.match(low, word_end, min(len(text), word_end + 40))
+    window = _lower(text[word_end : word_end + 40])  # not the whole text, at every numeric word
+    m = _DIGITS.match(window) or (_COMBINATION.match(window) if combination else None)
     if m:
-        return m.start(1), m.end(1)
+        return word_end + m.start(1), word_end + m.end(1)
     end = _clause_end(text, word_end)
     tokens = _tokens(text, word_end, end + 1 if end < len(text) else end, _MAX_GAP_TOKENS + 2)
     for i in range(len(tokens) - 1):
@@ -467,8 +465,8 @@ def _named_account(text: str, account_start: int, word_ends: list[int]) -> bool:
 
 
 def _lettered(value: str) -> bool:
-    """Letters and digits, six characters or more, no path: "hunter22" (``strong`` and one digit at least)."""
-    return strong(value) and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    """``strong`` with a digit: letters and digits, six characters or more ("hunter22", "harbour2027")."""
+    return strong(value) and any(c.isdigit() for c in value)
 
 
 def find_prose_credentials(text: str) -> list[tuple[int, int]]:
@@ -500,8 +498,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
                 found = _numeric_code(text, end, links, phrase in COMBINATION_WORDS)
             elif kind == "weak" and found is not None:
                 value = text[found[0] : found[1]]
-                secret_shaped = strong(value) and any(c.isdigit() for c in value)
-                found = found if secret_shaped and not _KEY_COMBO.search(value) else None
+                found = found if _lettered(value) and not _KEY_COMBO.search(value) else None
             memo[key] = None if found is None else (found[0] - end, found[1] - end)
         relative = memo[key]
         if relative is not None and relative[1] > relative[0]:
