@@ -108,11 +108,11 @@ def secrets(lines: list[str]) -> None:
 BASELINE = "e0e5461"  # the last commit before issue 19: the guard as it was (rules only, one file each)
 
 
-SESSION_START = "e1fe236"  # the guard before session 33's changes to passwords in prose
+SESSION_START = "29d045f"  # the guard before session 34's changes to passwords in prose
 
 
 def prose_table(lines: list[str]) -> None:
-    """Each prose set: recall and ordinary notes altered, by the rules before session 33 and now, paired."""
+    """Each prose set: recall and ordinary notes altered, by the rules before session 34 and now, paired."""
     before = previous_redact(SESSION_START)
     lines.append(
         f"| passwords in prose | written | recall before ({SESSION_START}) | recall now | "

@@ -369,7 +369,15 @@ PROSE_SETS = (
     ("heldout4", "session 29: written after the second change; blind for it; then read"),
     ("heldout5", "session 29: written after session 29's last change; blind for it; read in session 33"),
     ("heldout6", "session 33: written before the first change; then read for the second"),
-    ("heldout7", "session 33: written after the first change, never read: **blind**"),
+    ("heldout7", "session 33: written after the first change; blind until session 34 read it"),
+    (
+        "heldout8",
+        "session 34: written by a helper that never read the rules, before the first change; blind for it, then read",
+    ),
+    (
+        "heldout9",
+        "session 34: written by another helper that never read the rules, before the first change, never read: **blind**",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 

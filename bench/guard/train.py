@@ -194,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     np.savez_compressed(WEIGHTS, weights=w.astype(np.float16), bias=np.float64(b))
     card = {
         "version": version,
-        "kind": "logistic regression over hashed words and word pairs (lone letters and digits left out), windows of 64 tokens, abstains below five words (memory/guard/model.py)",
+        "kind": "logistic regression over hashed words and word pairs of the rules' base view with leetspeak and look-alike letters undone (lone letters and digits left out), windows of 64 tokens, abstains below five words (memory/guard/model.py)",
         "threshold": round(threshold, 6),
         "threshold_floor": FLOOR,
         "threshold_ceiling": CEILING,

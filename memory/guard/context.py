@@ -246,7 +246,10 @@ def _judge_assignment(text: str, s: int, e: int) -> tuple[str, int, int] | None:
         kind = "password"
     m = _OPERATOR.match(text, e)
     if kind is None:
-        if m is not None and m.group("op") != ",":
+        # A name that says "not secret" (public_key, csrf_token, auth_url) vetoes its value; one that only
+        # holds a keyword's letters (keypad, passport, author, tokenizer) says nothing about it.
+        said = any(_KEYWORD.fullmatch(t) for t in _name_tokens(name))
+        if said and m is not None and m.group("op") != ",":
             return "veto", m.start("val") - s, m.end("val") - s
         return None
     prose = False

@@ -45,7 +45,7 @@ _MAX_SIGNIN_TOKENS = 8  # tokens of a sign-in clause searched for a value
 _MAX_CLAUSE_TOKENS = 12  # tokens after a credential word searched for a secret-shaped value
 _MAX_BEFORE_TOKENS = 6  # tokens before a sign-in word ("use admin and Bl4ckb1rd! to log in")
 _CLAUSE_END = re.compile(r"[\n\r]|[.;?!](?=\s|$)")
-_TOKEN = re.compile(r"\S+")
+_TOKEN = re.compile(r"[^\s，。、；！？]+")  # CJK full-width punctuation ends a token: "qingshan2024!，别外传"
 _OPEN = "(\"'«「（“‘`"
 _CLOSE = ".,;:)]}\"'»」）”’`"
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "「": "」", "`": "`"}
@@ -67,8 +67,9 @@ def _lexicon() -> dict[str, dict[str, list[str]]]:
 
 
 # Tables of the data file that are kinds of word, not languages: a sign-in ("login", "ssh"), a numeric
-# code ("pin", "alarm code"), a word that names a credential only before a secret-shaped value ("key").
-_KINDS = ("signin", "numeric", "weak")
+# code ("pin", "alarm code"), a word that names a credential only before a secret-shaped value ("key"), a
+# lone code word that names a code only beside a lock's noun ("code", "koden": ``_names_a_lock``).
+_KINDS = ("signin", "numeric", "weak", "code")
 
 
 @functools.cache
@@ -176,15 +177,20 @@ def _ascii_share(value: str) -> float:
 
 
 _CODE = re.compile(
-    r"[()\[\]{}]|^[a-z_][\w]*\.[a-z_][\w.]*$|^(?:os|env|process|settings|config|self)\b", re.IGNORECASE
+    r"[()\[\]{}]|^[a-z_]\w*(?:\.[a-z_]\w*)+$|^(?:os|env|process|settings|config|self)\b", re.IGNORECASE
 )
+
+
+_LETTER_DIGIT = re.compile(r"[^\W\d_]\W?\d")
 
 
 def plausible(value: str) -> bool:
     """Could be a password where the text says so: anything but an ordinary word, a known shape, a
     placeholder or a reference in code (``os.environ['X']``, ``settings.DB_PASSWORD``, ``${PASS}``)."""
-    if len(value) < 4 or len(value) > 128 or _ascii_share(value) < 0.8:
+    if len(value) < 4 or len(value) > 128:
         return False
+    if _ascii_share(value) < 0.8 and not (len(value) >= 6 and _LETTER_DIGIT.search(value)):
+        return False  # a word of another script, unless letters run into digits ("Соняшник2025")
     if is_placeholder(value) or _CODE.search(value):
         return False
     if _PLACEHOLDER.match(value) and not re.search(r"[A-Za-z]\d|\d[A-Za-z]", value):
@@ -277,16 +283,39 @@ def _link_at(text: str, tokens: list[tuple[int, int]], i: int, links: frozenset[
     return 0
 
 
-def _passphrase(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """Three to six ordinary lower-case words, and nothing else, to the end of the clause."""
-    words = list(re.finditer(r"\S+", text[start:end]))
+_PHRASE_DASH = re.compile(r"\s[-–—]\s")
+_PHRASE_END = tuple(",\"”’'»")
+# A first word that points elsewhere ("passphrase: in the drawer", "same as before"), not a phrase's own
+_POINTERS = frozenset({"in", "on", "at", "under", "from", "with", "by", "see", "ask", "same", "not", "no",
+                       "still", "stored", "saved", "kept", "written", "inside", "behind"})  # fmt: skip
+
+
+def _passphrase(text: str, start: int, end: int, phrasal: bool = False) -> tuple[int, int] | None:
+    """Three to six ordinary lower-case words, to the end of the clause or to a comma, a closing quote or
+    a dash ("the password is marmalade sunset river — she wants it reset"). None of them a word of talk
+    about passwords (``_stopwords``), except after a passphrase's own word and a colon, which name a phrase:
+    there a third may be ("my dog eats purple socks", "moose tracks at dawn"), the first not a pointer;
+    "a long passphrase is easier to remember" is talk."""
+    dash = _PHRASE_DASH.search(text, start, end)
+    end = dash.start() if dash else end
+    words: list[re.Match[str]] = []
+    for w in re.finditer(r"\S+", text[start:end]):
+        words.append(w)
+        if w.group().endswith(_PHRASE_END):
+            break
     if not 3 <= len(words) <= 6:
         return None
+    stops = 0
     for w in words:
         word = w.group().rstrip(_CLOSE)
-        if not (word.isalpha() and word.islower()) or word in _stopwords():
+        if not (word.isalpha() and word.islower()):
             return None
-    return start + words[0].start(), start + len(text[start:end].rstrip().rstrip(_CLOSE))
+        stops += word in _stopwords()
+    named = phrasal and text[:start].rstrip().endswith((":", "："))  # "passphrase: my dog eats purple socks"
+    if stops and not (named and 3 * stops <= len(words) and words[0].group() not in _POINTERS):
+        return None
+    last = words[-1]
+    return start + words[0].start(), start + last.start() + len(last.group().rstrip(_CLOSE))
 
 
 @functools.cache
@@ -296,7 +325,12 @@ def _glued_link(links: frozenset[str]) -> re.Pattern[str]:
 
 
 def _after_word(
-    text: str, word_end: int, english: bool, links: frozenset[str], qualifiers: frozenset[str]
+    text: str,
+    word_end: int,
+    english: bool,
+    links: frozenset[str],
+    qualifiers: frozenset[str],
+    phrasal: bool = False,
 ) -> tuple[int, int] | None:
     end = _clause_end(text, word_end)
     tokens = _tokens(text, word_end, end + 1 if end < len(text) else end, _MAX_GAP_TOKENS + 4)
@@ -306,21 +340,29 @@ def _after_word(
         tokens = tokens[1:]
     attached = text[word_end : tokens[0][0]].strip().lstrip(",").strip()  # "密码：X", "password:X"
     if attached in links or (text[word_end : word_end + 1] in links and tokens[0][0] == word_end + 1):
-        return _value(text, tokens[0][0], tokens, 0, end, english, linked=True)
+        return _value(text, tokens[0][0], tokens, 0, end, english, linked=True, phrasal=phrasal)
     if tokens[0][0] == word_end:  # glued to the word: "pwd:hunter22", "密码是X", "pw: x"
         s, e = tokens[0]
         if text[s:e] in links:
             return (
-                _value(text, tokens[1][0], tokens, 1, end, english, linked=True) if len(tokens) > 1 else None
+                _value(text, tokens[1][0], tokens, 1, end, english, linked=True, phrasal=phrasal)
+                if len(tokens) > 1
+                else None
             )
         glued = _glued_link(links).match(text, s, e - 1)
-        return _value(text, glued.end(), tokens, 0, end, english, linked=True) if glued else None
+        return (
+            _value(text, glued.end(), tokens, 0, end, english, linked=True, phrasal=phrasal)
+            if glued
+            else None
+        )
     if text[tokens[0][0]] == "(":  # an aside before the link: "master password (don't lose it): X"
         close = next((k for k in range(min(len(tokens), 6)) if ")" in text[slice(*tokens[k])]), None)
         if close is None or close + 1 >= len(tokens):
             return None
         if text[tokens[close][1] - 1] == ":":
-            return _value(text, tokens[close + 1][0], tokens, close + 1, end, english, linked=True)
+            return _value(
+                text, tokens[close + 1][0], tokens, close + 1, end, english, linked=True, phrasal=phrasal
+            )
         tokens = tokens[close + 1 :]
     quoted = _quoted(text, tokens[0][0])  # "use passphrase 'winter is coming to Oslo'"
     if quoted is not None and " " in text[quoted[0] : quoted[1]].strip():
@@ -332,7 +374,9 @@ def _after_word(
         token = text[tokens[i][0] : tokens[i][1]]
         if token.endswith(":") and (i == 0 or token[:-1].lower() not in _stopwords()):
             if i + 1 < len(tokens):
-                return _value(text, tokens[i + 1][0], tokens, i + 1, end, english, linked=True)
+                return _value(
+                    text, tokens[i + 1][0], tokens, i + 1, end, english, linked=True, phrasal=phrasal
+                )
             return None
         width = _link_at(text, tokens, i, links)
         if width:
@@ -341,7 +385,7 @@ def _after_word(
             if j < len(tokens):
                 link = " ".join(text[a:b] for a, b in tokens[i:j]).lower()
                 english = english and all(w in _english_links() for w in (link, link.split(" ")[0]))
-                return _value(text, tokens[j][0], tokens, j, end, english, linked=True)
+                return _value(text, tokens[j][0], tokens, j, end, english, linked=True, phrasal=phrasal)
             return None
         if token.lower() == "to" and i + 1 < len(tokens):  # "set the password (at home) to X"
             s, e = _trim(text, *tokens[i + 1])
@@ -361,6 +405,7 @@ def _value(
     english: bool,
     *,
     linked: bool,
+    phrasal: bool = False,
 ) -> tuple[int, int] | None:
     quoted = _quoted(text, start)
     if quoted is not None:
@@ -375,17 +420,42 @@ def _value(
     if plausible(text[s:e]):
         return s, e
     if english and linked:
-        return _passphrase(text, s, clause_end)
+        return _passphrase(text, s, clause_end, phrasal)
     return None
 
 
 _LEAD = r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|je|to|это)[\s:]+)?"
-_DIGITS = re.compile(_LEAD + r"(\d{4,12})(?![\w.,/-]\d)")
-# A lock's combination is often numbers apart: "combo: 14-32-07" (a combination's word only).
-_COMBINATION = re.compile(_LEAD + r"(\d{1,2}(?:[-–]\d{1,2}){2,3})(?![\w.,/-]\d)")
+# Four to twelve digits, a door code's letter after them ("4729B") but not a word ("1234Main")
+_CODE_VALUE = r"\d{4,12}(?:[A-Z](?![A-Za-z]))?"
+# A lock's combination is often numbers apart: "combo: 14-32-07", "combination 24 07 31" (its word only).
+_COMBINATION_VALUE = r"\d{1,2}(?:[-–]\d{1,2}){2,3}|\d\d(?: \d\d){2,3}"
+# Backup and recovery codes come in groups: "7QX4-M2PL-9KD3", "52918 30467" (their words only).
+_GROUPED_VALUE = r"(?=[A-Z0-9 -]*\d)[A-Z0-9]{4,6}(?:[- ][A-Z0-9]{4,6}){1,7}"
+_SHAPES = {
+    "digits": re.compile(f"(?:{_CODE_VALUE})" + r"(?![\w.,/-]\d)"),
+    "combination": re.compile(f"(?:{_COMBINATION_VALUE}|{_CODE_VALUE})" + r"(?![\w.,/-]\d)"),
+    "grouped": re.compile(f"(?:{_GROUPED_VALUE}|{_CODE_VALUE})" + r"(?![\w-])"),
+}
+_LEADING = {shape: re.compile(f"(?i:{_LEAD})({pattern.pattern})") for shape, pattern in _SHAPES.items()}
 COMBINATION_WORDS = frozenset(
     {"combination", "combo", "combinación", "combinaison", "kombination", "combinazione", "combinação"}
 )
+RECOVERY_WORDS = frozenset({"backup code", "backup codes", "recovery code", "recovery codes"})
+_PHRASAL = frozenset(
+    {"passphrase", "pass phrase"}
+)  # a phrase by name: ``_passphrase`` lets a few stopwords in
+
+
+def _shape(phrase: str) -> str:
+    return (
+        "combination" if phrase in COMBINATION_WORDS else "grouped" if phrase in RECOVERY_WORDS else "digits"
+    )
+
+
+@functools.cache
+def _locks() -> re.Pattern[str]:
+    nouns = sorted(_lexicon()["code"]["locks"], key=lambda w: (-len(w), w))
+    return re.compile(r"(?<![^\W_])(?:" + "|".join(re.escape(n) for n in nouns) + r")(?![^\W_])")
 
 
 _BRAND = re.compile(r"\d[A-Za-z]+")  # "1Password", "7Zip": a name, not a password further along a clause
@@ -393,14 +463,15 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 
 
 def _numeric_code(
-    text: str, word_end: int, links: frozenset[str], combination: bool = False
+    text: str, word_end: int, links: frozenset[str], shape: str = "digits"
 ) -> tuple[int, int] | None:
     """Four to twelve digits right after a numeric code's word, or after it and a link ("PIN is 8842",
     "alarm panel code 5813", "tablet code, it's 40417733"), or after a link later in its clause ("il PIN
     della carta è 4471", "PIN for the reception iPad: 8080"); not a date, a decimal, a phone number's
-    part, nor a year said further on."""
-    window = _lower(text[word_end : word_end + 40])  # not the whole text, at every numeric word
-    m = _DIGITS.match(window) or (_COMBINATION.match(window) if combination else None)
+    part, nor a year said further on. ``shape``: "combination" takes "14-32-07" too, "grouped" a backup
+    code's groups ("7QX4-M2PL-9KD3")."""
+    window = text[word_end : word_end + 60]  # not the whole text, at every numeric word
+    m = _LEADING[shape].match(window)
     if m:
         return word_end + m.start(1), word_end + m.end(1)
     end = _clause_end(text, word_end)
@@ -408,14 +479,20 @@ def _numeric_code(
     for i in range(len(tokens) - 1):
         width = _link_at(text, tokens, i, links) or int(text[tokens[i][1] - 1] == ":")
         if width and i + width < len(tokens):
-            s, e = _trim(text, *tokens[i + width])
-            e -= len(text[s:e]) - len(text[s:e].rstrip("#*"))  # a keypad's enter key: "0091#"
-            value = text[s:e]
-            if value.isdigit() and 4 <= len(value) <= 12 and not _YEAR.fullmatch(value):
-                return s, e
+            s = _trim(text, *tokens[i + width])[0]
+            # a combination's groups right after its word only: "a combination of 2-3-4 factors" is talk
+            value = _SHAPES["digits" if shape == "combination" else shape].match(text, s, end)
+            if value is not None and not _YEAR.fullmatch(value.group()):
+                return s, value.end()
             if text[slice(*tokens[i])].lower() != "to":  # Polish "to" is "is"; English "to the bike storage"
                 return None
     return None
+
+
+def _names_a_lock(text: str, word_start: int, value_end: int) -> bool:
+    """A lock's noun ("door", "alarmen", "key safe") in the clause of a lone code word, before its value:
+    "Key safe by the back entrance — code 3916", "Koden til alarmen er 6392"; a zip code names none."""
+    return _locks().search(_lower(text[_clause_start(text, word_start) : value_end])) is not None
 
 
 def _signin_values(text: str, start: int, limit: int = _MAX_SIGNIN_TOKENS) -> Iterator[tuple[int, int]]:
@@ -479,8 +556,8 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
     for start, end, phrase, kind in _phrases(text):
         if kind in ("signin", "credential"):
             signin_words.append(end)
-        if kind == "signin":
-            spans.extend(_signin_values(text, end))
+        if kind == "signin":  # "login: jsmith (password managed in 1Password)": a brand, not a value
+            spans.extend(v for v in _signin_values(text, end) if not _BRAND.fullmatch(text[v[0] : v[1]]))
             spans.extend(_values_before(text, start))
             continue
         if kind == "credential":  # "password for analytics changed yesterday, new one is Quokka_77_Sun"
@@ -491,11 +568,14 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
             )
         key = (phrase, text[end : end + _CLAUSE_MAX + 90])
         if key not in memo:
-            found = _after_word(
-                text, end, phrase in english_words and kind == "credential", links, qualifiers
-            )
-            if kind in ("numeric", "credential") and found is None:
-                found = _numeric_code(text, end, links, phrase in COMBINATION_WORDS)
+            english = phrase in english_words and kind == "credential"
+            found = None
+            if kind != "code":
+                found = _after_word(text, end, english, links, qualifiers, phrase in _PHRASAL)
+            if kind in ("numeric", "credential", "code") and found is None:
+                found = _numeric_code(text, end, links, _shape(phrase))
+                if kind == "code" and found is not None and not _names_a_lock(text, start, found[1]):
+                    found = None
             elif kind == "weak" and found is not None:
                 value = text[found[0] : found[1]]
                 found = found if _lettered(value) and not _KEY_COMBO.search(value) else None

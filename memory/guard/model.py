@@ -4,7 +4,8 @@ Rules catch what they name; this catches phrasing nobody wrote down. It runs bes
 (``memory.guard.guard_check``): a rule or a confident model score rejects. No embedding is needed, so
 a save pays ~0.2 ms for a 1 kB note instead of an embedder call (bench/guard/RESULTS.md)::
 
-    text ──> NFKC, case-folded ──> tokens: words; CJK as character pairs
+    text ──> the rules' base view (NFKC, lower case, accents folded); leetspeak and look-alike letters
+             undone in the words that mix them ("1gn0r3", a Cyrillic "s" in "search") ──> tokens: words; CJK as character pairs
          ──> windows of 64 tokens, stride 32 (one window for a short note)
          ──> per window: bias + Σ weight[crc32(feature) mod 2^20] / √(features), over the distinct words
              and pairs of neighbouring words present
@@ -21,11 +22,12 @@ import functools
 import json
 import math
 import re
-import unicodedata
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .normalize import _HOMOGLYPHS, _LEET_I, _NON_LATIN_LOOKALIKE, base_view
 
 DATA = Path(__file__).resolve().parent / "data"
 WEIGHTS = DATA / "poisoning_model.npz"
@@ -49,14 +51,40 @@ _TOKEN = re.compile(r"[^\W_]+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
+# A word that mixes letters with leetspeak digits and signs ("1gn0r3", "h!dden", "8ypαs5"), or Latin
+# letters with Cyrillic or Greek look-alikes ("ѕearch"), is read as the word it hides: the tables are the
+# rules' own (data/confusables.toml through normalize.py), applied word by word, and only to such words.
+_WORD_RUN = re.compile(r"[\w@$]+(?:[!|][\w@$]+)*")  # a word, leetspeak's signs inside it
+_LEET_SIGNAL = re.compile(r"[a-z][0-9@$!|]|[0-9@$!|][a-z]")
+_LATIN = re.compile(r"[a-z]")
+
+
+def unmask(word: str) -> str:
+    """The word a mix of letters with leetspeak's digits and signs, or of Latin letters with Cyrillic or
+    Greek look-alikes, hides ("1gn0r3" -> "ignore", "h!dden" -> "hidden", a Cyrillic "s" in "search"); any
+    other word as it is."""
+    if _NON_LATIN_LOOKALIKE.search(word) and _LATIN.search(word):
+        word = word.translate(_HOMOGLYPHS)
+    if _LEET_SIGNAL.search(word):
+        word = word.translate(_LEET_I)
+    return word
+
+
 def tokens(text: str) -> list[str]:
-    view = unicodedata.normalize("NFKC", text).casefold()
+    """The model's words: the rules' base view (NFKC, invisible characters dropped, lower case, accents
+    folded), each run of word characters ``unmask``-ed, then split into tokens of letters and digits; CJK
+    as character pairs. A lone letter or digit is no token ("a | b & !c", the debris of "\\i\\g\\n\\o")."""
     out: list[str] = []
-    for word in _TOKEN.findall(view):
-        if _CJK.search(word):
-            out += [word[i : i + 2] for i in range(max(1, len(word) - 1))]
-        elif len(word) > 1:  # a lone letter or digit: "a | b & !c", or the debris of "\i\g\n\o\r\e"
-            out.append(word)
+    for run in _WORD_RUN.findall(base_view(text)):
+        if run.isascii() and run.isalpha():  # most words: nothing to undo, no CJK
+            if len(run) > 1:
+                out.append(run)
+            continue
+        for word in _TOKEN.findall(unmask(run)):
+            if _CJK.search(word):
+                out += [word[i : i + 2] for i in range(max(1, len(word) - 1))]
+            elif len(word) > 1:
+                out.append(word)
     if len(out) > 2 * MAX_TOKENS:
         out = out[:MAX_TOKENS] + out[-MAX_TOKENS:]
     return out

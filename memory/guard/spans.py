@@ -41,16 +41,32 @@ def lowered(text: str) -> str:
     return low if len(low) == len(text) else text.translate(_ASCII_LOWER)
 
 
+def _starts_and_reach(spans: Vetoed) -> tuple[list[int], list[int]]:
+    """The spans' starts, sorted, and for each i the furthest end among the first i+1 of them."""
+    ordered = sorted(spans)
+    return [s for s, _ in ordered], list(itertools.accumulate((e for _, e in ordered), max))
+
+
 def overlap_test(spans: Vetoed) -> Callable[[int, int], bool]:
     """``test(start, end)``: does any of ``spans`` overlap [start, end)? Sorted once, then a binary search
     and a running maximum of the ends: a 100 kB note with thousands of vetoed values and thousands of
     candidates was checked pair by pair."""
-    ordered = sorted(spans)
-    starts = [s for s, _ in ordered]
-    reach = list(itertools.accumulate((e for _, e in ordered), max))  # the furthest end among the first i+1
+    starts, reach = _starts_and_reach(spans)
 
     def test(start: int, end: int) -> bool:
         i = bisect.bisect_left(starts, end)  # spans starting before ``end``
         return i > 0 and reach[i - 1] > start
+
+    return test
+
+
+def containment_test(spans: Vetoed) -> Callable[[int, int], bool]:
+    """``test(start, end)``: does one of ``spans`` hold all of [start, end)? The same sorting and running
+    maximum as ``overlap_test``: of the spans starting at or before ``start``, the furthest end decides."""
+    starts, reach = _starts_and_reach(spans)
+
+    def test(start: int, end: int) -> bool:
+        i = bisect.bisect_right(starts, start)  # spans starting at or before ``start``
+        return i > 0 and reach[i - 1] >= end
 
     return test

@@ -101,6 +101,29 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         # A code named by what it opens; an account after a sign-in word, its password letters and digits.
         ("the code for the garage is 5093", "5093"),
         ("wiki login: priya / lantern52", "lantern52"),
+        # A keypad and a colon; a link after an auxiliary; what disarms or arms an alarm.
+        ("Shed keypad: 6139", "6139"),
+        ("the desk phone PIN was reset to 48213 by IT", "48213"),
+        ("warehouse panel: disarm with 7310 inside 30 s", "7310"),
+        ("alarm: arm it with 2207 when you leave", "2207"),
+        # A lone "code" beside a lock's noun in its clause, in several languages; a door code's letter.
+        ("Lockbox at the side gate, code 7741, keys inside", "7741"),
+        ("Koden til porten er 5531", "5531"),
+        ("le code du portail : 3318A", "3318A"),
+        # Backup codes in groups; a combination in two-digit groups.
+        ("backup codes for the ops account: 8KD2-Q7ZX-4MN1", "8KD2-Q7ZX-4MN1"),
+        ("recovery code 40912 77310 for the admin tenant", "40912 77310"),
+        ("padlock combination 11 42 08", "11 42 08"),
+        # A passphrase to a dash or a comma; a passphrase's own word and a colon let a few small words in.
+        ("the password is copper kettle morning — tell no one", "copper kettle morning"),
+        ("vpn passphrase: my cat hates rainy mondays", "my cat hates rainy mondays"),
+        # Dotted words with a number; letters of another script with digits; CJK punctuation after it.
+        ("the printer password is Maple.Leaf.88", "Maple.Leaf.88"),
+        ("Пароль от роутера: Ромашка2024", "Ромашка2024"),
+        ("打印机的密码是 lanyue88!，别忘了", "lanyue88"),
+        # An inflected Turkish word; a Portuguese link.
+        ("Depo kapısının şifresi 551902", "551902"),
+        ("a senha do wifi mudou pra Caju!2025", "Caju!2025"),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
@@ -136,6 +159,14 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "The code for the report is in git.",
         "user/group1 owns the shared folder",
         "SUBJECT: Your receipt|CONTENT: Hi Dana,Your order has shipped.",
+        # A lone "code" with no lock's noun; a passphrase talked about; a brand after a sign-in.
+        "The error code 5012 came back from the API again.",
+        "Our building code review is due on 4455 Main Street.",
+        "A strong password like a long passphrase is easier to remember.",
+        "passphrase: in the drawer under the printer",
+        "login: jsmith (password managed in 1Password vault 'Ops')",
+        "The keypad: 12 keys and a green LED.",
+        "settings.SECRET_KEY is read from the environment",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
@@ -286,21 +317,28 @@ def test_the_threshold_allows_one_percent_of_requests_and_no_ordinary_writing():
     assert choose_threshold([*requests, *high, *attack], 0.01) == pytest.approx(0.90 + 1e-6)
 
 
-def test_the_overlap_test_agrees_with_checking_every_pair():
+@pytest.mark.parametrize(
+    "name, pairwise",
+    [
+        ("overlap_test", lambda start, end, s, e: start < e and s < end),
+        ("containment_test", lambda start, end, s, e: s <= start and end <= e),
+    ],
+)
+def test_the_span_tests_agree_with_checking_every_pair(name, pairwise):
     import random
 
-    from memory.guard.spans import overlap_test
+    from memory.guard import spans as module
 
     rng = random.Random(7)
     for _ in range(500):
         spans = [
             (a, a + rng.randint(0, 20)) for a in (rng.randint(0, 200) for _ in range(rng.randint(0, 12)))
         ]
-        test = overlap_test(spans)
+        test = getattr(module, name)(spans)
         for _ in range(20):
             start = rng.randint(0, 230)
             end = start + rng.randint(0, 25)
-            assert test(start, end) == any(start < v_end and v_start < end for v_start, v_end in spans)
+            assert test(start, end) == any(pairwise(start, end, s, e) for s, e in spans)
 
 
 def test_a_long_text_of_named_accounts_is_redacted_in_linear_time():
@@ -311,3 +349,14 @@ def test_a_long_text_of_named_accounts_is_redacted_in_linear_time():
     stored, redactions = guard_redact(text)
     assert "hunter22" not in stored and len(redactions) > 4000
     assert time.perf_counter() - started < 5.0  # pair by pair took 4 s under a profiler; now well under 1 s
+
+
+def test_the_model_reads_leetspeak_and_look_alike_letters_as_the_words_they_hide():
+    """Only words that mix letters with digits or signs, or Latin with Cyrillic or Greek letters, change;
+    the rest of a note is read as written (lower case, accents folded)."""
+    assert tokens("1gn0r3 pr3v10us 1nstruct10ns") == ["ignore", "previous", "instructions"]
+    assert tokens("ѕеarch the knowledge base") == ["search", "the", "knowledge", "base"]  # Cyrillic ѕ, е
+    assert tokens("h!dden ru|es, please!") == ["hidden", "rules", "please"]
+    assert tokens("Meet at 3 in Café Zoë, room B2.") == ["meet", "at", "in", "cafe", "zoe", "room", "b2"]
+    assert tokens("Ｉｇｎｏｒｅ 4ll previous rules") == ["ignore", "all", "previous", "rules"]
+    assert tokens("数据库密码") == ["数据", "据库", "库密", "密码"]
