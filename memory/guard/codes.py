@@ -1,0 +1,106 @@
+"""Numeric codes written in prose: PINs, door, alarm and safe codes, combinations, backup codes.
+
+After a code's word (``[numeric]``: "pin", "alarm code", "keypad"), a lone code word beside a lock's
+noun (``[code]`` with ``locks``: "Koden til alarmen er 6392"), or a lock's own noun and a link (``[lock]``:
+"Bike lock: 0385"), a value of a code's shape::
+
+    <word> <digits>                       garage code 8123 · keypad 2580
+    <word> ... <link> <digits>            il PIN della carta è 4471 · PIN for the reception iPad: 8080
+    <combination word> <groups>           padlock combo is 08-15-29 · combination 24 07 31
+    <backup-code word> ... <groups>       recovery codes: 7QX4-M2PL-9KD3
+    <lock> <link> <digits>                the cabin's key safe is 9950
+
+Pure functions, linear regexes; offsets are in the text given.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from .lexicon import _MAX_GAP_TOKENS, _clause_end, _clause_start, _lexicon, _link_at, _lower, _tokens, _trim
+
+_LEAD = r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|je|to|это)[\s:]+)?"
+
+# Four to twelve digits, a door code's letter after them ("4729B") but not a word ("1234Main")
+# ... or digit by digit, or in pairs: "7 3 9 1", "80 19 44"
+_CODE_VALUE = r"\d{4,12}(?:[A-Z](?![A-Za-z]))?|\d(?: \d){3,7}(?! ?\d)|\d\d(?: \d\d){2,3}(?! ?\d)"
+
+# A lock's combination is often numbers apart: "combo: 14-32-07", "combination 24 07 31" (its word only).
+_COMBINATION_VALUE = r"\d{1,2}(?:[-–]\d{1,2}){2,3}|\d\d(?: \d\d){2,3}"
+
+# Backup and recovery codes come in groups: "7QX4-M2PL-9KD3", "52918 30467" (their words only).
+_GROUPED_VALUE = r"(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6}){1,7}|\d{4,6}(?: \d{4,6}){1,7}"
+
+_SHAPES = {
+    "digits": re.compile(f"(?:{_CODE_VALUE})" + r"(?![\w.,/-]\d)"),
+    "combination": re.compile(f"(?:{_COMBINATION_VALUE}|{_CODE_VALUE})" + r"(?![\w.,/-]\d)"),
+    "grouped": re.compile(f"(?:{_GROUPED_VALUE}|{_CODE_VALUE})" + r"(?![\w-])"),
+}
+
+_LEADING = {shape: re.compile(f"(?i:{_LEAD})({pattern.pattern})") for shape, pattern in _SHAPES.items()}
+
+COMBINATION_WORDS = frozenset(
+    {"combination", "combo", "combinación", "combinaison", "kombination", "combinazione", "combinação"}
+)
+
+RECOVERY_WORDS = frozenset({"backup code", "backup codes", "recovery code", "recovery codes"})
+
+
+def _shape(phrase: str) -> str:
+    return (
+        "combination" if phrase in COMBINATION_WORDS else "grouped" if phrase in RECOVERY_WORDS else "digits"
+    )
+
+
+@functools.cache
+def _locks() -> re.Pattern[str]:
+    nouns = sorted(_lexicon()["code"]["locks"], key=lambda w: (-len(w), w))
+    return re.compile(r"(?<![^\W_])(?:" + "|".join(re.escape(n) for n in nouns) + r")(?![^\W_])")
+
+
+def _numeric_code(
+    text: str, word_end: int, links: frozenset[str], shape: str = "digits", lock_links: bool = False
+) -> tuple[int, int] | None:
+    """Four to twelve digits right after a numeric code's word, or after it and a link ("PIN is 8842",
+    "alarm panel code 5813", "tablet code, it's 40417733"), or after a link later in its clause ("il PIN
+    della carta è 4471", "PIN for the reception iPad: 8080"); not a date, a decimal, a phone number's
+    part, nor a year said further on. ``shape``: "combination" takes "14-32-07" too, "grouped" a backup
+    code's groups ("7QX4-M2PL-9KD3"). ``lock_links``: a lock's noun links a lone code word to its value
+    ("Код від домофону 0731")."""
+    window = text[word_end : word_end + 60]  # not the whole text, at every numeric word
+    m = _LEADING[shape].match(window)
+    if m:
+        return word_end + m.start(1), word_end + m.end(1)
+    end = _clause_end(text, word_end)
+    tokens = _tokens(text, word_end, end + 1 if end < len(text) else end, _MAX_GAP_TOKENS + 4)
+    for i in range(len(tokens) - 1):
+        width = _link_at(text, tokens, i, links) or int(text[tokens[i][1] - 1] == ":")
+        lock = not width and lock_links and _locks().fullmatch(_lower(text[slice(*_trim(text, *tokens[i]))]))
+        if lock and i + 1 < len(tokens):  # the value right after the lock, else read on: "porten er 5531"
+            value = _SHAPES[shape].match(text, _trim(text, *tokens[i + 1])[0], end)
+            if value is not None:
+                return value.span()
+        if width and i + width < len(tokens):
+            s = _trim(text, *tokens[i + width])[0]
+            # a combination's groups right after its word only: "a combination of 2-3-4 factors" is talk
+            value = _SHAPES["digits" if shape == "combination" else shape].match(text, s, end)
+            if value is not None:  # a year too: "kod do furtki: 1956" (a birth year is a common PIN)
+                return s, value.end()
+    return None
+
+
+def _names_a_lock(text: str, word_start: int, value_end: int) -> bool:
+    """A lock's noun ("door", "alarmen", "key safe") in the clause of a lone code word: "Key safe by the
+    back entrance — code 3916", "Koden til alarmen er 6392", "the code is 2291, just push hard on the
+    door"; a zip or an error code names none."""
+    after = min(_clause_end(text, value_end), value_end + 80)
+    return _locks().search(_lower(text[_clause_start(text, word_start) : after])) is not None
+
+
+# After a lock's own noun a code needs a link: "Bike lock: 0385", "the cabin's key safe is 9950".
+_LOCK_LINK = re.compile(
+    r"(?i:['’]s\s+|\s*[:=]\s*|\s+(?:is|was|is now|ist|est|es|é|è|er|är|je|это|это|—|-)\s+)"
+    + f"({_CODE_VALUE})"
+    + r"(?![\w.,/-]\d)"
+)

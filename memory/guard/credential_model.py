@@ -1,0 +1,269 @@
+"""The learned password tagger: passwords in prose that no phrasing rule names.
+
+The rules of ``credentials.py`` and ``codes.py`` read the phrasings someone wrote down; sets written by
+people who never read them (bench/guard/HELDOUT.md) showed how many phrasings there are. This tagger
+reads the words around a candidate instead of a fixed phrasing::
+
+    text ──> the lexicon's phrases (credential, sign-in, code, lock words: ``lexicon._phrases``)
+         ──> candidates: each token within 6 before or 12 after the nearest phrase (digits said one by
+             one or in pairs, "7 3 9 1", are one token), the phrase itself left out
+         ──> per candidate: hashed features of its shape ("Aa9!"), its length, what the rules think of
+             it (plausible, strong), the three words before and two after, the nearest phrase's kind and
+             distance
+         ──> score = sigmoid(bias + Σ weight[crc32(feature) mod 2^18] / √(features))
+         ──> a candidate at or above the threshold is redacted (rule ``password-learned``)
+
+A note with no credential, sign-in, code or lock word has no candidate: conversation pays one pass of the
+phrase automaton the rules make anyway. The weights (``data/credential_model.npz``) and their card
+(``data/credential_model.json``: data, provenance, the threshold chosen by leaving each set out) are
+written by ``bench/guard/train_credentials.py``; the features are defined here only.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import functools
+import json
+import math
+import re
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .codes import _names_a_lock
+from .credentials import _BRAND, _DATE, _DESCRIBING, _TICKET, _VERSION, plausible, strong, stronger
+from .lexicon import _CJK_CHAR, _CLOSE, _OPEN, _describing, _phrases, _stopwords, _trim
+from .spans import Found, Vetoed, overlap_test
+
+RULE = "password-learned"
+PRIORITY = 1  # below the phrasing rules: where both see a value, theirs (the longer, surer span) wins
+DATA = Path(__file__).resolve().parent / "data"
+WEIGHTS = DATA / "credential_model.npz"
+CARD = DATA / "credential_model.json"
+
+DIMENSIONS = 1 << 18
+BEFORE, AFTER = 6, 12  # tokens around a phrase that are candidates
+MAX_CANDIDATES = 400  # distinct contexts scored in one text (a note's first 400); the rules read all of it
+MAX_CHARACTERS = 32_000  # of a text the tagger reads; the rules read all of it
+_CANDIDATE = re.compile(r"\d(?: \d){3,7}(?! ?\d)|\d\d(?: \d\d){2,3}(?! ?\d)|[^\s，。、；！？]+")
+_OTHER_TICKET = re.compile(r"[A-Z]{1,5}(?:-[A-Z0-9]{1,8}){1,4}")
+# Shapes of what is rarely a password, each a feature of its own name
+_NAMED_SHAPES = {
+    "hex": re.compile(r"0x[0-9a-fA-F]+"),
+    "upper_snake": re.compile(r"[A-Z0-9]+(?:_[A-Z0-9]+)+"),
+    "word_num": re.compile(r"[A-Za-z]+\d{1,2}"),
+}
+
+
+def _shape(value: str) -> str:
+    """Runs of upper, lower, digit and other collapsed: "Tango2021!" -> "Aa9!"."""
+    out: list[str] = []
+    for c in value[:40]:
+        kind = "A" if c.isupper() else "a" if c.islower() else "9" if c.isdigit() else "!"
+        if not out or out[-1] != kind:
+            out.append(kind)
+    return "".join(out)[:12]
+
+
+def _length(n: int) -> str:
+    return "1-3" if n < 4 else "4-5" if n < 6 else "6-8" if n < 9 else "9-12" if n < 13 else "13+"
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _hash(feature: str) -> int:
+    return zlib.crc32(feature.encode("utf-8", "surrogatepass")) % DIMENSIONS
+
+
+def _word(text: str, span: tuple[int, int]) -> str:
+    return text[span[0] : span[1]].lower().strip(_CLOSE + _OPEN)
+
+
+def candidates(text: str) -> Iterator[tuple[int, list[tuple[int, int]], tuple[int, str, str]]]:
+    """(index, tokens, (distance, phrase, kind)) for each token near the nearest lexicon phrase."""
+    phrases = [p for p in _phrases(text) if text[p[1] : p[1] + 1] != "_"]  # "login_not_required": code
+    if not phrases:
+        return
+    tokens = [m.span() for m in _CANDIDATE.finditer(text)]
+    starts = [s for s, _ in tokens]
+    placed = []
+    for start, end, phrase, kind in phrases:
+        first = max(0, bisect.bisect_right(starts, start) - 1)
+        last = max(0, bisect.bisect_left(starts, end) - 1)
+        placed.append((first, last, phrase, kind, start, end))
+    placed.sort()
+    firsts = [p[0] for p in placed]
+    reach: list[int] = []  # the token indices within reach of a phrase, each once, in order
+    for first, last, *_ in placed:
+        lo = max(first - BEFORE, reach[-1] + 1 if reach else 0)
+        reach.extend(range(lo, min(len(tokens), last + AFTER + 1)))
+    for i in reach:
+        s, e = tokens[i]
+        best: tuple[int, str, str] | None = None
+        between = (0, 0)  # the text between the nearest phrase and the candidate
+        lo = bisect.bisect_left(firsts, i - AFTER - 8)  # phrases that could be in reach
+        for first, last, phrase, kind, p_start, p_end in placed[lo:]:
+            if first > i + BEFORE:
+                break
+            if p_start < e and s < p_end:
+                best = None  # the phrase's own word
+                break
+            distance = i - last if i > last else i - first
+            if (0 < distance <= AFTER or -BEFORE <= distance < 0) and (
+                best is None or abs(distance) < abs(best[0])
+            ):
+                best = (distance, phrase, kind)
+                between = (p_end, s) if distance > 0 else (e, p_start)
+        if (
+            best is not None
+            and "\n\n" not in text[slice(*between)]
+            and _eligible(text, tokens, i, best, placed)
+        ):
+            yield i, tokens, best
+
+
+_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")  # a name in code: "login_not_required"
+_TIME = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d|\d{1,2}[:.h][0-5]\d")
+_TIME_BEFORE = frozenset({"from", "at", "until", "till", "by", "before", "after", "since", "around", "um", "ab",
+                          "bis", "à", "dès", "jusqu'à", "a", "às", "alle", "om", "kl", "kl."})  # fmt: skip
+
+
+def _eligible(
+    text: str, tokens: list[tuple[int, int]], i: int, best: tuple[int, str, str], placed: list[Any]
+) -> bool:
+    """What the rules know is no password stays out of the tagger's reach: after a lone "code" with no
+    lock's noun in its clause ("the zip code is 02108", "error code 5012"), a brand ("1Password"), an
+    address ("http://..."), a name in code ("login_not_required"), a time after its preposition ("on duty from 0800"), a plain lower-case word
+    not in quotes. (Nor, in ``candidates``, a token a blank line away from its phrase.)"""
+    s, e = _trim(text, *tokens[i])
+    value = text[s:e]
+    if _BRAND.fullmatch(value) or "://" in value or _SNAKE.fullmatch(value):
+        return False
+    if value.isalpha() and value.islower() and text[tokens[i][0]] not in _OPEN:
+        return False  # a plain word unquoted: the rules' passphrases and lone words decide ("is easier")
+    if _TIME.fullmatch(value) and i > 0 and _word(text, tokens[i - 1]) in _TIME_BEFORE:
+        return False
+    if best[2] == "code":
+        starts = [p[4] for p in placed if p[3] == "code" and p[2] == best[1]]
+        return any(_names_a_lock(text, start, e) for start in starts)
+    return True
+
+
+def features(text: str, i: int, tokens: list[tuple[int, int]], nearest: tuple[int, str, str]) -> list[int]:
+    """The hashed features of candidate ``tokens[i]`` (see the module's docstring), sorted, distinct."""
+    s, e = _trim(text, *tokens[i])
+    value = text[s:e]
+    names = ["bias"]
+    if value:
+        distance, phrase, kind = nearest
+        reach = str(abs(distance)) if abs(distance) <= 3 else "4-6" if abs(distance) <= 6 else "7+"
+        where = ("+" if distance > 0 else "-") + reach
+        shape = _shape(value)
+        low = value.lower()
+        names += [f"sh:{shape}", f"len:{_length(len(value))}", f"k:{kind}:{where}", f"ph:{phrase}"]
+        names.append(f"kd:{kind}:{shape[:6]}")
+        likely = plausible(value)
+        shaped = strong(value, likely)
+        flags = {
+            "dig": any(c.isdigit() for c in value),
+            f"alldig:{_length(len(value))}": value.isdigit(),
+            "up": any(c.isupper() for c in value),
+            "sym": any(not c.isalnum() for c in value),
+            "nonascii": not value.isascii(),
+            "cjk": _CJK_CHAR.search(value) is not None,
+            "pl": likely,
+            "st": shaped,
+            "sr": stronger(value, shaped),
+            "stop": low in _stopwords(),
+            "desc": low in _describing() or _DESCRIBING.match(low) is not None,
+            "ticket": bool(_TICKET.fullmatch(value) or _OTHER_TICKET.fullmatch(value)),
+            "lowerword": value.isalpha() and value.islower(),
+            "version_date": bool(_VERSION.fullmatch(value) or _DATE.fullmatch(value)),
+            "q": text[tokens[i][0] : tokens[i][0] + 1] in "\"'“‘«`",
+        }
+        flags.update((name, shape.fullmatch(value) is not None) for name, shape in _NAMED_SHAPES.items())
+        names += [name for name, on in flags.items() if on]
+        for k in (1, 2, 3):
+            if i - k >= 0:
+                names.append(f"p{k}:{_word(text, tokens[i - k])}")
+                if k == 1:
+                    names.append(f"p1c:{text[tokens[i - 1][1] - 1]}")
+            else:
+                names.append(f"p{k}:^")
+        for k in (1, 2):
+            names.append(f"n{k}:{_word(text, tokens[i + k])}" if i + k < len(tokens) else f"n{k}:$")
+        after = text[e : e + 1]
+        names.append("nx:" + ("end" if not text[e:].strip() else after))
+    return sorted({_hash(name) for name in names})
+
+
+def score(weights: Any, bias: float, feats: list[int]) -> float:
+    z = bias + float(weights[feats].sum()) / math.sqrt(len(feats))
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+@dataclass(frozen=True)
+class Tagger:
+    weights: Any  # numpy float32 array of DIMENSIONS
+    bias: float
+    threshold: float
+    version: str
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """The candidates scored at or above the threshold, trimmed. A context seen before in the same
+        text (a repeated line) is scored once."""
+        out: list[tuple[int, int]] = []
+        seen: dict[str, float] = {}
+        for i, tokens, nearest in candidates(text[:MAX_CHARACTERS]):
+            s, e = tokens[i]
+            context = f"{nearest}\x00{text[max(0, s - 48) : e + 24]}"
+            value = seen.get(context)
+            if value is None:
+                if len(seen) >= MAX_CANDIDATES:
+                    break
+                value = seen[context] = score(self.weights, self.bias, features(text, i, tokens, nearest))
+            if value >= self.threshold:
+                start, end = _trim(text, s, e)
+                if end > start:
+                    out.append((start, end))
+        return out
+
+
+@functools.cache
+def load_tagger() -> Tagger | None:
+    """The shipped tagger, or None where its files are missing (the rules still run)."""
+    if not (WEIGHTS.exists() and CARD.exists()):
+        return None
+    import numpy as np
+
+    with np.load(WEIGHTS) as data:
+        weights = data["weights"].astype(np.float32)
+        bias = float(data["bias"])
+    card = json.loads(CARD.read_text())
+    return Tagger(weights, bias, float(card["threshold"]), str(card["version"]))
+
+
+_OFF: list[bool] = []  # rules_only() holds the tagger off
+
+
+@contextlib.contextmanager
+def rules_only() -> Iterator[None]:
+    """The rules alone inside the block (bench/guard: the tagger's training and its paired figures)."""
+    _OFF.append(True)
+    try:
+        yield
+    finally:
+        _OFF.pop()
+
+
+def scan_learned_credentials(text: str, low: str, found: list[Found], vetoed: Vetoed) -> None:
+    """The redaction layer (``redaction.SCANNERS``): what the tagger finds, where no layer vetoed it."""
+    tagger = None if _OFF else load_tagger()
+    if tagger is None:
+        return
+    overlaps_vetoed = overlap_test(vetoed)
+    for start, end in tagger.spans(text):
+        if not overlaps_vetoed(start, end):
+            found.append(Found(start, end, RULE, PRIORITY))

@@ -1,0 +1,225 @@
+"""The words of passwords in prose and the reading of the clause around them (``data/credential_words.toml``).
+
+Shared by ``credentials.py`` (passwords) and ``codes.py`` (numeric codes): the lexicon per language and
+kind of word, finding its phrases in a text (one Aho-Corasick pass), and the clause helpers: where a
+clause starts and ends, its tokens, a value's quotes and brackets trimmed, the links between a word and
+its value. Pure functions; offsets are in the text given.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parent / "data" / "credential_words.toml"
+
+_MAX_GAP_TOKENS = 6  # qualifier words between the credential word and its link
+
+_CLAUSE_END = re.compile(r"[\n\r]|[.;?!](?=\s|$)")
+
+_TOKEN = re.compile(r"[^\s，。、；！？]+")  # CJK full-width punctuation ends a token: "qingshan2024!，别外传"
+
+_OPEN = "(\"'«「（“‘`„"
+
+_CLOSE = ".,;:)]}\"'»」）”’`“"
+
+_QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "「": "」", "`": "`"}
+
+
+def talk_words() -> frozenset[str]:
+    """The words of talk about passwords ("required", "expired", "wrong"): never a password's value."""
+    return _stopwords()
+
+
+@functools.cache
+def _describing() -> frozenset[str]:
+    return frozenset(_lexicon()["en"]["describing"])
+
+
+@functools.cache
+def _stopwords() -> frozenset[str]:
+    """Words never in an English passphrase and everywhere in talk about passwords ("too short to be")."""
+    return frozenset(_lexicon()["en"]["stopwords"])
+
+
+@functools.cache
+def _lexicon() -> dict[str, dict[str, list[str]]]:
+    with DATA.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+# Tables of the data file that are kinds of word, not languages: a sign-in ("login", "ssh"), a numeric
+# code ("pin", "alarm code"), a word that names a credential only before a secret-shaped value ("key"), a
+# lone code word that names a code only beside a lock's noun ("code", "koden": ``_names_a_lock``), a lock
+# whose number after a link is its code ("bike lock: 0385").
+_KINDS = ("signin", "numeric", "weak", "code", "lock")
+
+
+@functools.cache
+def _english_links() -> frozenset[str]:
+    """A passphrase of plain words is taken only after an English link ("la password è salvata nel
+    gestore" is Italian talk about a password, not a passphrase)."""
+    return frozenset(_lexicon()["en"]["links"]) | {"set", "reset", "changed"}
+
+
+@functools.cache
+def _lexicon_index() -> tuple[
+    dict[str, list[tuple[str, str]]], list[tuple[str, str]], frozenset[str], frozenset[str], frozenset[str]
+]:
+    """Phrases by their first word (``kind``: "credential" or one of ``_KINDS``), phrases written without spaces
+    (CJK), the links, the qualifiers, and the English credential words."""
+    lexicon = _lexicon()
+    languages = [v for k, v in lexicon.items() if k not in _KINDS]
+    by_first: dict[str, list[tuple[str, str]]] = {}
+    dense: list[tuple[str, str]] = []
+    entries = [(w, "credential") for lang in languages for w in lang["words"]]
+    entries += [(w, kind) for kind in _KINDS for w in lexicon[kind]["words"]]
+    for phrase, kind in sorted(set(entries), key=lambda e: -len(e[0])):
+        first = _WORD.match(phrase)
+        if first is None or first.end() == 0 or (not phrase.isascii() and not _SPACED.search(phrase)):
+            dense.append((phrase, kind))
+        else:
+            by_first.setdefault(first.group(), []).append((phrase, kind))
+    links = frozenset(w for lang in languages for w in lang["links"])
+    qualifiers = frozenset(w for lang in languages for w in lang.get("qualifiers", []))
+    return by_first, dense, links, qualifiers, frozenset(lexicon["en"]["words"])
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+_SPACED = re.compile(r"[a-zà-ÿß\u0400-\u04ff]")  # Latin and Cyrillic are written with spaces between words
+
+
+def _lower(text: str) -> str:
+    """Lower case with the text's own offsets (a few characters lower to two, "İ" among them)."""
+    low = text.lower()
+    return low if len(low) == len(text) else "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
+_INSIDE = ":/=._-@$"  # before a word: it is inside a path, a key or a value ("user:pass", "db_password")
+
+
+@functools.cache
+def _automaton() -> Any:
+    """Every lexicon phrase in one Aho-Corasick automaton (pyahocorasick: one pass in C over the text,
+    where a pass over its words in Python took ~20 ms on 100 kB of JSON); None without the package."""
+    try:
+        import ahocorasick  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    by_first, dense, _, _, _ = _lexicon_index()
+    automaton = ahocorasick.Automaton()
+    for entries, spaced in ((by_first.values(), True), ([dense], False)):
+        for group in entries:
+            for phrase, kind in group:
+                automaton.add_word(phrase, (phrase, kind, spaced))
+    automaton.make_automaton()
+    return automaton
+
+
+def _bounded(low: str, start: int, end: int) -> bool:
+    before_ok = start == 0 or not (low[start - 1].isalnum() or low[start - 1] in _INSIDE)
+    return before_ok and (end == len(low) or not low[end].isalnum())
+
+
+def _phrases(text: str) -> Iterator[tuple[int, int, str, str]]:
+    """(start, end, phrase, kind) of every lexicon phrase in ``text``: a phrase of a spaced script only
+    as whole words, not inside a key or a path; a CJK one anywhere."""
+    low = _lower(text)
+    automaton = _automaton()
+    if automaton is not None:
+        for last, (phrase, kind, spaced) in automaton.iter(low):
+            start, end = last + 1 - len(phrase), last + 1
+            if not spaced or _bounded(low, start, end):
+                yield start, end, phrase, kind
+        return
+    by_first, dense, _, _, _ = _lexicon_index()
+    for m in _WORD.finditer(low):
+        for phrase, kind in by_first.get(m.group(), ()):
+            end = m.start() + len(phrase)
+            if low.startswith(phrase, m.start()) and _bounded(low, m.start(), end):
+                yield m.start(), end, phrase, kind
+    for phrase, kind in dense:
+        at = low.find(phrase)
+        while at != -1:
+            yield at, at + len(phrase), phrase, kind
+            at = low.find(phrase, at + len(phrase))
+
+
+_CLAUSE_MAX = 240  # characters a clause is followed for; keeps a long text without full stops linear
+
+
+def _clause_end(text: str, start: int) -> int:
+    limit = min(len(text), start + _CLAUSE_MAX)
+    m = _CLAUSE_END.search(text, start, limit)
+    return m.start() if m else limit
+
+
+def _tokens(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
+    out = []
+    for m in _TOKEN.finditer(text, start, end):
+        out.append((m.start(), m.end()))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    if (
+        text[start : start + 1] == "*"
+        and end - start > 4
+        and text.startswith("**", start)
+        and text.startswith("**", end - 2)
+    ):
+        start, end = start + 2, end - 2  # markdown's bold: "**Fjord-Lantern-88**"
+    while start < end and text[start] in _OPEN:
+        start += 1
+    while end > start and text[end - 1] in _CLOSE:
+        end -= 1
+    if start < end and not (text[start].isascii() and text[end - 1].isascii()):
+        # CJK glued to a Latin value: "在1Password里", "739204로" (a particle), "密码Sakura22!"
+        core = _LATIN_CORE.search(text, start, end)
+        if core is not None and _CJK_EDGE.fullmatch(text[start : core.start()] + text[core.end() : end]):
+            return _trim(text, *core.span()) if core.span() != (start, end) else (start, end)
+    return start, end
+
+
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+_CJK_EDGE = re.compile(f"{_CJK_CHAR.pattern}*")
+
+_LATIN_CORE = re.compile(r"[\x21-\x7e]+")
+
+
+def _quoted(text: str, start: int) -> tuple[int, int] | None:
+    close = _QUOTES.get(text[start : start + 1])
+    if close is None:
+        return None
+    end = text.find(close, start + 1, start + 66)
+    return (start + 1, end) if end > start + 4 else None
+
+
+def _link_at(text: str, tokens: list[tuple[int, int]], i: int, links: frozenset[str]) -> int:
+    """How many tokens from ``tokens[i]`` make a link ("is", "set to", "is now"), 0 if none."""
+    for width in (3, 2, 1):
+        if i + width <= len(tokens):
+            phrase = " ".join(text[s:e] for s, e in tokens[i : i + width]).lower()
+            if phrase in links:
+                return width
+    return 0
+
+
+# Looking back, "!" ends a clause only before a capital: passwords end in "!" ("use Bl4ckb1rd! to log in").
+_CLAUSE_START = re.compile(r"[\n\r]|[.;?](?=\s|$)|!(?=\s+[A-ZÀ-Ý])")
+
+
+def _clause_start(text: str, end: int) -> int:
+    floor = max(0, end - _CLAUSE_MAX)
+    last = None
+    for m in _CLAUSE_START.finditer(text, floor, end):
+        last = m
+    return last.end() if last else floor
