@@ -386,6 +386,14 @@ PROSE_SETS = (
         "heldout11",
         "session 34: written by a fourth helper that never read the rules, after the first change, never read: **blind**",
     ),
+    (
+        "heldout12",
+        "session 34: numeric codes, written by a helper that never read the rules; measured once by fe43afb, then trained on (never read)",
+    ),
+    (
+        "heldout13",
+        "session 34: account passwords, written by a helper that never read the rules; measured once by fe43afb, then trained on (never read)",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
