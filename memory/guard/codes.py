@@ -64,8 +64,8 @@ def _numeric_code(
 ) -> tuple[int, int] | None:
     """Four to twelve digits right after a numeric code's word, or after it and a link ("PIN is 8842",
     "alarm panel code 5813", "tablet code, it's 40417733"), or after a link later in its clause ("il PIN
-    della carta è 4471", "PIN for the reception iPad: 8080"); not a date, a decimal, a phone number's
-    part, nor a year said further on. ``shape``: "combination" takes "14-32-07" too, "grouped" a backup
+    della carta è 4471", "PIN for the reception iPad: 8080"); not a date, a decimal nor a phone number's
+    part (a year is read: "kod do furtki: 1956", a birth year is a common PIN). ``shape``: "combination" takes "14-32-07" too, "grouped" a backup
     code's groups ("7QX4-M2PL-9KD3"). ``lock_links``: a lock's noun links a lone code word to its value
     ("Код від домофону 0731")."""
     window = text[word_end : word_end + 60]  # not the whole text, at every numeric word
@@ -85,7 +85,7 @@ def _numeric_code(
             s = _trim(text, *tokens[i + width])[0]
             # a combination's groups right after its word only: "a combination of 2-3-4 factors" is talk
             value = _SHAPES["digits" if shape == "combination" else shape].match(text, s, end)
-            if value is not None:  # a year too: "kod do furtki: 1956" (a birth year is a common PIN)
+            if value is not None:
                 return s, value.end()
     return None
 
@@ -100,7 +100,7 @@ def _names_a_lock(text: str, word_start: int, value_end: int) -> bool:
 
 # After a lock's own noun a code needs a link: "Bike lock: 0385", "the cabin's key safe is 9950".
 _LOCK_LINK = re.compile(
-    r"(?i:['’]s\s+|\s*[:=]\s*|\s+(?:is|was|is now|ist|est|es|é|è|er|är|je|это|это|—|-)\s+)"
+    r"(?i:['’]s\s+|\s*[:=]\s*|\s+(?:is|was|is now|ist|est|es|é|è|er|är|je|это|—|-)\s+)"
     + f"({_CODE_VALUE})"
     + r"(?![\w.,/-]\d)"
 )

@@ -103,6 +103,7 @@ def candidates(text: str) -> Iterator[tuple[int, list[tuple[int, int]], tuple[in
         s, e = tokens[i]
         best: tuple[int, str, str] | None = None
         between = (0, 0)  # the text between the nearest phrase and the candidate
+        phrase_start = 0
         lo = bisect.bisect_left(firsts, i - AFTER - 8)  # phrases that could be in reach
         for first, last, phrase, kind, p_start, p_end in placed[lo:]:
             if first > i + BEFORE:
@@ -116,10 +117,11 @@ def candidates(text: str) -> Iterator[tuple[int, list[tuple[int, int]], tuple[in
             ):
                 best = (distance, phrase, kind)
                 between = (p_end, s) if distance > 0 else (e, p_start)
+                phrase_start = p_start
         if (
             best is not None
             and "\n\n" not in text[slice(*between)]
-            and _eligible(text, tokens, i, best, placed)
+            and _eligible(text, tokens, i, best, phrase_start)
         ):
             yield i, tokens, best
 
@@ -131,12 +133,13 @@ _TIME_BEFORE = frozenset({"from", "at", "until", "till", "by", "before", "after"
 
 
 def _eligible(
-    text: str, tokens: list[tuple[int, int]], i: int, best: tuple[int, str, str], placed: list[Any]
+    text: str, tokens: list[tuple[int, int]], i: int, best: tuple[int, str, str], phrase_start: int
 ) -> bool:
     """What the rules know is no password stays out of the tagger's reach: after a lone "code" with no
     lock's noun in its clause ("the zip code is 02108", "error code 5012"), a brand ("1Password"), an
-    address ("http://..."), a name in code ("login_not_required"), a time after its preposition ("on duty from 0800"), a plain lower-case word
-    not in quotes. (Nor, in ``candidates``, a token a blank line away from its phrase.)"""
+    address ("http://..."), a name in code ("login_not_required"), a time after its preposition ("on
+    duty from 0800"), a plain lower-case word not in quotes. (Nor, in ``candidates``, a token a blank
+    line away from its phrase.)"""
     s, e = _trim(text, *tokens[i])
     value = text[s:e]
     if _BRAND.fullmatch(value) or "://" in value or _SNAKE.fullmatch(value):
@@ -145,10 +148,7 @@ def _eligible(
         return False  # a plain word unquoted: the rules' passphrases and lone words decide ("is easier")
     if _TIME.fullmatch(value) and i > 0 and _word(text, tokens[i - 1]) in _TIME_BEFORE:
         return False
-    if best[2] == "code":
-        starts = [p[4] for p in placed if p[3] == "code" and p[2] == best[1]]
-        return any(_names_a_lock(text, start, e) for start in starts)
-    return True
+    return best[2] != "code" or _names_a_lock(text, phrase_start, e)
 
 
 def features(text: str, i: int, tokens: list[tuple[int, int]], nearest: tuple[int, str, str]) -> list[int]:
