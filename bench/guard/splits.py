@@ -394,10 +394,22 @@ PROSE_SETS = (
         "heldout13",
         "session 34: account passwords, written by a helper that never read the rules; measured once by fe43afb, then trained on (never read)",
     ),
+    (
+        "heldout14",
+        "session 34: 26 languages, written by a helper that never read the rules; measured once by dc225b5, then trained on (never read)",
+    ),
+    (
+        "heldout15",
+        "session 34: long, messy English notes, written by a helper that never read the rules; measured once by dc225b5, then trained on (never read)",
+    ),
+    (
+        "heldout16",
+        "session 34: the whole range, written by a helper that never read the rules, after every change but the last retraining, never read: **blind**",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout11",)
+BLIND_PROSE = ("heldout11", "heldout16")
 
 
 def credential_notes() -> list[Item]:
