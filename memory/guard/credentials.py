@@ -337,7 +337,9 @@ def _value_before(text: str, word_start: int) -> tuple[int, int] | None:
         value = m.group(1)
         return m.span(1) if " " in value.strip() or plausible(value) else None
     s, e = _trim(text, *m.span(2))
-    return (s, e) if strong(text[s:e]) else None
+    return (
+        (s, e) if strong(text[s:e]) and not _BRAND.fullmatch(text[s:e]) else None
+    )  # "1Password as the password manager"
 
 
 def _signin_values(text: str, start: int, limit: int = _MAX_SIGNIN_TOKENS) -> Iterator[tuple[int, int]]:

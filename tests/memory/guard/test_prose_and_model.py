@@ -199,6 +199,7 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "the password is simple, that's the problem",
         "Our password is mandatory.",
         "the password is different.",
+        "We use 1Password as the password manager.",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
