@@ -20,6 +20,7 @@ card records each set's left-out recall beside the rules'.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import time
 from collections.abc import Sequence
@@ -45,8 +46,9 @@ from memory.guard.lexicon import _trim
 Note = tuple[str, str, str | None]  # set, text, the password (None: an ordinary note)
 
 
+@functools.cache  # each fold trains on the same notes again: their features are computed once
 def rows_of(text: str, secret: str | None) -> tuple[list[list[int]], list[int], list[tuple[int, int]]]:
-    """Each candidate's features, its label (it overlaps the password) and its trimmed span."""
+    """Each candidate's features, its label (it overlaps the password) and its trimmed span (read only)."""
     span = None
     if secret:
         at = text.find(secret)

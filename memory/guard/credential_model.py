@@ -24,8 +24,6 @@ from __future__ import annotations
 import bisect
 import contextlib
 import functools
-import json
-import math
 import re
 import zlib
 from collections.abc import Iterator
@@ -36,6 +34,7 @@ from typing import Any
 from .codes import _names_a_lock
 from .credentials import _BRAND, _DATE, _DESCRIBING, _TICKET, _VERSION, plausible, strong, stronger
 from .lexicon import _CJK_CHAR, _CLOSE, _OPEN, _describing, _phrases, _stopwords, _trim
+from .model import logit, read_weights, sigmoid
 from .spans import Found, Vetoed, overlap_test
 
 RULE = "password-learned"
@@ -200,8 +199,7 @@ def features(text: str, i: int, tokens: list[tuple[int, int]], nearest: tuple[in
 
 
 def score(weights: Any, bias: float, feats: list[int]) -> float:
-    z = bias + float(weights[feats].sum()) / math.sqrt(len(feats))
-    return 1.0 / (1.0 + math.exp(-z))
+    return sigmoid(logit(weights, bias, feats))  # the poisoning model's scoring, on one candidate
 
 
 @dataclass(frozen=True)
@@ -234,14 +232,10 @@ class Tagger:
 @functools.cache
 def load_tagger() -> Tagger | None:
     """The shipped tagger, or None where its files are missing (the rules still run)."""
-    if not (WEIGHTS.exists() and CARD.exists()):
+    shipped = read_weights(WEIGHTS, CARD)
+    if shipped is None:
         return None
-    import numpy as np
-
-    with np.load(WEIGHTS) as data:
-        weights = data["weights"].astype(np.float32)
-        bias = float(data["bias"])
-    card = json.loads(CARD.read_text())
+    weights, bias, card = shipped
     return Tagger(weights, bias, float(card["threshold"]), str(card["version"]))
 
 

@@ -137,9 +137,30 @@ def window_score(weights: Any, bias: float, text: str) -> float:
     ids = feature_ids(words)
     best = -math.inf
     for start, end in windows(len(ids)):
-        feats = window_features(ids, start, end)
-        best = max(best, bias + float(weights[feats].sum()) / math.sqrt(len(feats)))
-    return 1.0 / (1.0 + math.exp(-best))
+        best = max(best, logit(weights, bias, window_features(ids, start, end)))
+    return sigmoid(best)
+
+
+def logit(weights: Any, bias: float, feats: list[int]) -> float:
+    """bias + Σ weights / √features: the linear score of one window (or of the password tagger's one
+    candidate, ``credential_model``) over its distinct hashed features."""
+    return bias + float(weights[feats].sum()) / math.sqrt(len(feats))
+
+
+def sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def read_weights(weights_path: Path, card_path: Path) -> tuple[Any, float, dict[str, Any]] | None:
+    """A shipped model's float32 weights, bias and card, or None where a file is missing."""
+    if not weights_path.exists() or not card_path.exists():
+        return None
+    import numpy as np
+
+    with np.load(weights_path) as data:
+        weights = data["weights"].astype(np.float32)
+        bias = float(data["bias"])
+    return weights, bias, json.loads(card_path.read_text())
 
 
 @dataclass(frozen=True)
@@ -159,14 +180,10 @@ class Model:
 @functools.cache
 def load_model() -> Model | None:
     """The shipped model, or None where its files are missing (then the rules decide alone)."""
-    if not WEIGHTS.exists() or not CARD.exists():
+    shipped = read_weights(WEIGHTS, CARD)
+    if shipped is None:
         return None
-    import numpy as np
-
-    card = json.loads(CARD.read_text())
-    with np.load(WEIGHTS) as data:
-        weights = data["weights"].astype(np.float32)
-        bias = float(data["bias"])
+    weights, bias, card = shipped
     return Model(
         weights=weights,
         bias=bias,
