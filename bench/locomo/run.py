@@ -197,16 +197,25 @@ def wait_for_vectors(tenant: BenchTenant, *, timeout_s: float) -> tuple[float, l
         time.sleep(1.0)
 
 
-def prefill_vectors(tenant: BenchTenant, convs: Sequence[Conversation]) -> int:
+def prefill_vectors(tenant: BenchTenant, convs: Sequence[Conversation], *, chain: bool = True) -> int:
     """Vectors bench.locomo.ablate cached for the same texts with the same embedder, written as the
     archivist writes them (embedding, model, dimension); the rest are left to the reindex. Returns how
-    many were filled. The vectors are the embedder's own output: this only skips recomputing them."""
+    many were filled. The vectors are the embedder's own output: this only skips recomputing them. A
+    memory's text is the product's (``embedding_text`` with ``embedding_contexts``); the cache's list is
+    what ablate embedded (a turn's context: the session's previous turn when chained), so a memory whose
+    text differs from it finds no row and is left to the reindex."""
     from bench.locomo.ablate import cached_vectors
     from core.tenancy import tenant_context
     from memory.models import Memory
-    from memory.services.archivist import embedding_text
+    from memory.services.archivist import embedding_contexts, embedding_text
 
-    texts = [f"{t.text[:500]}\n{t.text}".strip() for c in convs for t in c.turns]
+    texts = []
+    for conv in convs:
+        for before, turn in zip((None, *conv.turns), conv.turns, strict=False):
+            context = (
+                before.text[:500] if chain and before is not None and before.session == turn.session else ""
+            )
+            texts.append(embedding_text(Memory(summary=turn.text[:500], content=turn.text), context))
     cached = cached_vectors(texts)
     if cached is None:
         return 0
@@ -214,8 +223,10 @@ def prefill_vectors(tenant: BenchTenant, convs: Sequence[Conversation]) -> int:
     by_text = {text: row for text, row in zip(texts, matrix, strict=True)}
     filled = 0
     with tenant_context(enterprise_id=tenant.enterprise_id, door="bench"):
-        for memory in Memory.objects.filter(embedding__isnull=True):
-            row = by_text.get(embedding_text(memory))
+        waiting = list(Memory.objects.filter(embedding__isnull=True))
+        contexts = embedding_contexts(waiting)
+        for memory in waiting:
+            row = by_text.get(embedding_text(memory, contexts.get(memory.pk, "")))
             if row is None:
                 continue
             memory.embedding, memory.embedding_model, memory.embedding_dim = row.tolist(), model, len(row)
@@ -640,7 +651,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             }
         elif args.archivist == "reindex":
             if args.cached_vectors:
-                vectors["prefilled_from_cache"] = prefill_vectors(tenant, convs)
+                vectors["prefilled_from_cache"] = prefill_vectors(tenant, convs, chain=not args.no_chain)
             drain_s = reindex_in_process(tenant)
             vectors |= {
                 "reindex_s": drain_s,

@@ -21,6 +21,7 @@ from core.errors import NotFound
 from memory.models import Entity, EntityRename, LinkKind, Memory, MemoryEntity, MemoryLink, MemoryTag, Tag
 from memory.selectors.entities import entity_by_ref
 from memory.selectors.visibility import memory_get_visible
+from memory.services.archivist import archivist_reembed
 from memory.services.events import EventType, memory_events_record
 from memory.services.guarding import guard_fields
 from memory.services.memories import entity_get_or_create, link_tags
@@ -158,6 +159,7 @@ class _Correction:
     def __init__(self, *, memory: Memory, member: Member, key: AccessKey | None) -> None:
         self.memory, self.member, self.key = memory, member, key
         self.result = CorrectionResult(memory=memory)
+        self.sequence_changed = False
 
     # Entities ------------------------------------------------------------------------------
     def remove_entities(self, refs: list[str]) -> None:
@@ -242,10 +244,11 @@ class _Correction:
             if other is None or other.pk == self.memory.pk:
                 self.result.push("rejected_prev_events", Refusal(item=event_id, reason="unknown event"))
                 continue
-            MemoryLink.objects.get_or_create(
+            _, created = MemoryLink.objects.get_or_create(
                 enterprise_id=self.memory.enterprise_id, kind=LinkKind.NEXT, src=other, dst=self.memory
             )
             self.result.push("added_prev_events", str(other.pk))
+            self.sequence_changed |= created
         for event_id in [e for e in remove if e not in both]:
             link = MemoryLink.objects.filter(
                 kind=LinkKind.NEXT, src_id=_uuid_or_none(event_id), dst=self.memory
@@ -257,6 +260,9 @@ class _Correction:
             else:
                 link.delete()
                 self.result.push("removed_prev_events", event_id)
+                self.sequence_changed = True
+        if self.sequence_changed:  # the previous memory is the vector's context (embedding_contexts)
+            archivist_reembed(memory_ids=[self.memory.pk], successors=False)
 
     # Resolved-by ---------------------------------------------------------------------------
     def resolved_by(self, add: list[tuple[str, str]], revoke: list[tuple[str, str]]) -> None:

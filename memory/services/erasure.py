@@ -49,6 +49,7 @@ from memory.models import (
     IdempotencyRecord,
     ImportedRecord,
     LegalHold,
+    LinkKind,
     Memory,
     MemoryEntity,
     MemoryLink,
@@ -57,6 +58,7 @@ from memory.models import (
     TransferState,
 )
 from memory.selectors.entities import entity_by_ref, entity_family
+from memory.services.archivist import archivist_reembed
 from memory.services.events import memory_erased_events_record
 from memory.services.holds import hold_check, hold_refusal
 
@@ -183,6 +185,11 @@ def memories_hard_delete(*, memory_ids: Iterable[uuid.UUID]) -> HardDeleted:
         "supersedes_unlinked",
         Memory.objects.filter(supersedes_id__any=ids).exclude(pk__any=ids).update(supersedes=None),
     )
+    # The memories whose vectors were computed with an erased one's text as context get new vectors.
+    successors = set(
+        MemoryLink.objects.filter(kind=LinkKind.NEXT, src_id__any=ids).values_list("dst_id", flat=True)
+    )
+    archivist_reembed(memory_ids=successors - set(ids), successors=False)
     with connection.cursor() as cursor:
         cursor.execute(_IDEMPOTENCY_NAMING, [[str(i) for i in ids]])
         naming = [row[0] for row in cursor.fetchall()]

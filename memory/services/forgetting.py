@@ -13,6 +13,7 @@ from accounts import access
 from accounts.models import AccessKey, Member
 from accounts.services.audit import audit_record
 from memory.models import Memory, Status
+from memory.services.archivist import archivist_reembed
 from memory.services.events import EventType, memory_events_record
 from memory.services.holds import hold_check
 
@@ -43,6 +44,7 @@ def memory_forget(
             details={"reason": reason[:500], "derived_flagged": [str(d) for d in derived]},
         )
         memory_events_record([memory], EventType.MEMORY_FORGOTTEN)
+        archivist_reembed(memory_ids=[memory.pk])  # the memories whose context it was
     return sorted(str(d) for d in derived)
 
 
@@ -58,6 +60,7 @@ def memories_forget_many(*, memory_ids: list[uuid.UUID]) -> tuple[int, int]:
     for memory in going:
         memory.status = Status.FORGOTTEN
     memory_events_record(going, EventType.MEMORY_FORGOTTEN, by="retention")
+    archivist_reembed(memory_ids=[m.pk for m in going])  # the memories whose context they were
     flagged = (
         Memory.objects.filter(derived_from__overlap=list(memory_ids), forgotten_at__isnull=True)
         .exclude(source_forgotten=True)

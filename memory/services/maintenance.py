@@ -15,7 +15,7 @@ from memory.embedding import get_embedder
 from memory.guard import RULES_VERSION, guard_check
 from memory.models import GuardEvent, Memory
 from memory.selectors.guard import guard_model_threshold
-from memory.services.archivist import archivist_embed_many
+from memory.services.archivist import archivist_embed_many, archivist_reembed
 
 BATCH = 64
 
@@ -75,6 +75,8 @@ def guard_rescan() -> JobRun:
                     updates += [field, "redactions"]
             memory.guard_version = RULES_VERSION
             memory.save(update_fields=sorted(set(updates)))
+            if len(updates) > 1:  # its text changed: so did its vector's, and its successors' contexts
+                archivist_reembed(memory_ids=[memory.pk])
             if len(updates) > 1 or flagged:
                 changed += 1
                 GuardEvent.objects.create(

@@ -146,6 +146,34 @@ def test_a_match_involving_an_entity_the_query_names_moves_up(client, world, ali
     assert order()[:2] == [sam, dana]
 
 
+def test_a_match_from_the_period_the_query_names_moves_up(client, world, alice, monkeypatch):
+    """A memory whose timestamp falls in the named period (or in the days after it, when it is told)
+    gains the named-time boost over a better match of the query's words from another time."""
+    march = save_event(
+        client,
+        alice,
+        "The team shipped the release.",
+        "The team shipped the release. The team shipped it on time.",
+        timestamp="2023-03-02T10:00:00Z",
+    )
+    july = save_event(
+        client,
+        alice,
+        "The team shipped the release.",
+        "The team shipped the release.",
+        timestamp="2023-08-03T10:00:00Z",  # told in early August of a July release
+    )
+    save_event(client, alice, "The team had lunch.", "The team had lunch.", timestamp="2023-07-05T12:00:00Z")
+
+    def order(query: str) -> list[str]:
+        return [h["event_id"] for h in tool(client, alice, "search_memory", {"query": query}).json()["hits"]]
+
+    assert order("What did the team ship in July 2023?")[:2] == [july, march]
+    assert order("What did the team ship?")[:2] == [march, july]  # no period named: no boost
+    monkeypatch.setattr(search_selectors, "TIME_BOOST", 0.0)
+    assert order("What did the team ship in July 2023?")[:2] == [march, july]
+
+
 def test_the_text_channel_can_use_the_gin_index_under_row_level_security(client, world, alice):
     """Full-text matching is LEAKPROOF (bootstrap), so the app role's candidate query may use the GIN index.
 
