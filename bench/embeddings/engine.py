@@ -88,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         : args.passages
     ]
     in_context = [
-        f"{t.text[:500]}\n{b.text[:500]}\n{t.text}"
+        f"{b.text[:500]}\n{t.text}"
         if b is not None and b.session == t.session
         else f"{t.text[:500]}\n{t.text}"
         for b, t in befores

@@ -91,7 +91,11 @@ def build_tenant(
 
 
 class ApiError(RuntimeError):
-    pass
+    """A call that did not succeed: the HTTP status and the error body's ``code`` (when it gave one)."""
+
+    def __init__(self, message: str, *, status: int | None = None, code: str | None = None) -> None:
+        super().__init__(message)
+        self.status, self.code = status, code
 
 
 class Api:
@@ -116,7 +120,15 @@ class Api:
                 time.sleep(1.0)
                 continue
             if response.status_code != 200:
-                raise ApiError(f"{method} {path} -> {response.status_code}: {response.text[:300]}")
+                try:
+                    code = response.json().get("code")
+                except ValueError:
+                    code = None
+                raise ApiError(
+                    f"{method} {path} -> {response.status_code}: {response.text[:300]}",
+                    status=response.status_code,
+                    code=code if isinstance(code, str) else None,
+                )
             body: dict[str, Any] = response.json()
             return body, elapsed
         raise ApiError(f"{method} {path}: still rate-limited after 20 tries")

@@ -62,6 +62,7 @@ from bench.locomo.data import CATEGORY_NAMES, DEFAULT_DATA, HEADLINE, Conversati
 from bench.locomo.harness import (
     ROOT,
     Api,
+    ApiError,
     BenchTenant,
     build_tenant,
     fmt_ms,
@@ -97,6 +98,10 @@ class Ingested:
     latencies: list[float] = field(default_factory=list)
     wall_s: float = 0.0
     vector_pending_at_save: int = 0
+    # Turns the guard refused (422 guard_rejected): "conv-41/D19:3" -> the reason. An agent gets the same
+    # refusal; the turn is not stored, its questions can only miss it, and the next turn chains to the
+    # last one stored.
+    refused: dict[str, str] = field(default_factory=dict)
 
 
 def save_arguments(turn_text: str, speaker: str, timestamp: str, *, entities: bool) -> dict[str, Any]:
@@ -146,7 +151,14 @@ def ingest(
                         if delay > 0:
                             time.sleep(delay)
                     sent += 1
-                    body, ms = api.tool(secret, "save_memory", arguments)
+                    try:
+                        body, ms = api.tool(secret, "save_memory", arguments)
+                    except ApiError as exc:
+                        if exc.code != "guard_rejected":
+                            raise
+                        with lock:
+                            result.refused[f"{conv.sample_id}/{turn.id}"] = str(exc)
+                        continue
                     previous = (turn.session, str(body["event_id"]))
                     with lock:
                         result.memory_to_turn[body["event_id"]] = f"{conv.sample_id}/{turn.id}"
@@ -287,6 +299,7 @@ def ingest_live(
             lambda: Api(base), tenant, [conv], clients=1, entities=entities, chain=chain, rate=rate
         )
         result.memory_to_turn |= part.memory_to_turn
+        result.refused |= part.refused
         result.latencies += part.latencies
         result.wall_s += part.wall_s
         retries += r
@@ -618,7 +631,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             lat = latency_summary(ingested.latencies)
             print(
                 f"ingest: {n_turns} save_memory calls in {ingested.wall_s:.1f} s = {rate:.1f} memories/s "
-                f"({args.clients} client(s), worker {args.archivist}); call {fmt_ms(lat)}; 429 retries {retries}",
+                f"({args.clients} client(s), worker {args.archivist}); call {fmt_ms(lat)}; 429 retries {retries}; "
+                f"refused by the guard {len(ingested.refused)}",
                 flush=True,
             )
             summary["ingest"] = {
@@ -627,6 +641,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "memories_per_s": rate,
                 "latency_ms": lat,
                 "retries_429": retries,
+                "refused_by_guard": ingested.refused,
                 "clients": args.clients,
                 "load_avg_before": load_before,
                 "load_avg_after": load_avg(),

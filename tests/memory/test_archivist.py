@@ -202,3 +202,22 @@ def test_the_embedded_text_is_the_summary_then_the_content(summary, content, emb
     from memory.services.archivist import embedding_text
 
     assert embedding_text(Memory(summary=summary, content=content)) == embedded
+
+
+@pytest.mark.parametrize(
+    "summary, content, embedded",
+    [
+        (
+            "Yes, next month",
+            "Yes, next month, when it is cooler.",
+            "Hike?\nYes, next month, when it is cooler.",
+        ),
+        ("Agreed to hike", "Yes, next month.", "Hike?\nAgreed to hike\nYes, next month."),
+        ("", "Yes.", "Hike?\nYes."),
+    ],
+)
+def test_with_a_context_the_embedded_text_is_the_context_then_the_memory_once(summary, content, embedded):
+    from memory.models import Memory
+    from memory.services.archivist import embedding_text
+
+    assert embedding_text(Memory(summary=summary, content=content), "Hike?") == embedded

@@ -40,8 +40,9 @@ def test_the_answer_is_embedded_with_the_question_before_it(world, pair):
     with ctx(world):
         assert embedding_contexts([stored]) == {stored.pk: QUESTION}
         assert embedding_contexts([_memory(world, question)]) == {}
-    assert embedding_text(stored, QUESTION) == f"{ANSWER}\n{QUESTION}\n{ANSWER}"
-    expected = _vector_of(f"{ANSWER}\n{QUESTION}\n{ANSWER}")
+    # The context first; the summary, being the content's opening, is not repeated beside it.
+    assert embedding_text(stored, QUESTION) == f"{QUESTION}\n{ANSWER}"
+    expected = _vector_of(f"{QUESTION}\n{ANSWER}")
     assert np.allclose(np.asarray(stored.embedding), expected, atol=1e-5)
     alone = _vector_of(f"{ANSWER}\n{ANSWER}")
     assert not np.allclose(np.asarray(stored.embedding), alone, atol=1e-3)
@@ -105,7 +106,7 @@ def test_a_sequence_link_added_or_removed_sends_the_memory_back(client, world, a
     archive(world, third)
     assert np.allclose(
         np.asarray(_memory(world, third).embedding),
-        _vector_of(f"Bring water.\n{ANSWER}\nBring water."),
+        _vector_of(f"{ANSWER}\nBring water."),
         atol=1e-5,
     )
     # Linking it again changes nothing, so nothing is sent back.
