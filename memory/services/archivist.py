@@ -56,8 +56,8 @@ def embedding_text(memory: Memory, context: str = "") -> str:
     embedder's time by ~45% but dense hit@10 fell 0.642 -> 0.579 and the fused ranking's 0.804 -> 0.794,
     so the repetition stays. With a context the repetition goes (a summary that is the content's opening
     adds nothing to it): measured 2026-12-05, "context, content" beat "summary, context, content" on the
-    tuning conversations (hit@10 0.853 against 0.846; held out 0.838 against 0.843) at 0.68 of its
-    embedding time, no more than a memory without a context costs.
+    tuning conversations (hit@10 0.857 against 0.846; held out 0.834 against 0.845; bench/RESULTS.md)
+    at about half its embedding time, no more than a memory without a context costs.
     """
     if context:
         own = (
@@ -131,7 +131,10 @@ def archivist_reembed(*, memory_ids: Iterable[uuid.UUID], successors: bool = Tru
     memories whose context they are (``embedding_contexts``): what their vectors were computed from
     changed (a redaction, a predecessor forgotten or erased, a sequence link added or removed). Their
     vectors are dropped now (a vector of text no longer there is not kept for a second longer than a
-    transaction) and the archivist's drain is woken. In the caller's transaction; how many memories."""
+    transaction) and the archivist's drain is woken. In the caller's transaction, under the projects'
+    write locks (as a save wakes the drain: the drain takes the lock before it reads what waits, so the
+    two never deadlock and the drain never misses these); a long job calls it once, at its end. How many
+    memories."""
     ids = {uuid.UUID(str(i)) for i in memory_ids}
     if successors and ids:
         ids |= set(

@@ -7,6 +7,8 @@ Progress lives in a JobRun row (``result``: total, done, changed).
 
 from __future__ import annotations
 
+import uuid
+
 from django.utils import timezone
 
 from accounts.models import JobRun
@@ -48,6 +50,7 @@ def guard_rescan() -> JobRun:
     if job.state == "done":
         return job
     threshold = guard_model_threshold()  # the enterprise's own, read once for the whole job
+    redacted: list[uuid.UUID] = []
     while True:
         batch = list(pending.order_by("created_at")[:BATCH])
         if not batch:
@@ -76,7 +79,7 @@ def guard_rescan() -> JobRun:
             memory.guard_version = RULES_VERSION
             memory.save(update_fields=sorted(set(updates)))
             if len(updates) > 1:  # its text changed: so did its vector's, and its successors' contexts
-                archivist_reembed(memory_ids=[memory.pk])
+                redacted.append(memory.pk)
             if len(updates) > 1 or flagged:
                 changed += 1
                 GuardEvent.objects.create(
@@ -87,6 +90,8 @@ def guard_rescan() -> JobRun:
                     rules_version=RULES_VERSION,
                 )
         _progress(job, len(batch), changed, finished=False)
+    # Once, at the end: the projects' write locks it takes are then held only until the job commits.
+    archivist_reembed(memory_ids=redacted)
     _progress(job, 0, 0, finished=True)
     audit_record(action="guard.rescan", target=job, details=job.result)
     return job
