@@ -1,6 +1,6 @@
 """LoCoMo ranking ablations in process: the product's channels on the loaded data, fused many ways.
 
-    .venv/bin/python -m bench.locomo.ablate [--limit N] [--no-chain]
+    .venv/bin/python -m bench.locomo.ablate [--limit N] [--no-chain] [--no-context] [--dump FILE]
 
 Faster than bench.locomo.run (no HTTP): the turns are bulk-inserted with the ORM as the app role
 (the term-statistics triggers fire as on any insert), one project per conversation, the speaker as
@@ -19,6 +19,7 @@ import functools
 import hashlib
 import itertools
 import json
+import pickle
 import sys
 import time
 import uuid
@@ -300,6 +301,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--no-context", action="store_true", help="embed each turn alone (as before embedding_contexts)"
     )
+    parser.add_argument(
+        "--dump",
+        type=Path,
+        default=None,
+        help="pickle every question's channels, the turns' texts, times, links and vectors to FILE "
+        "(to try a fusion offline, without loading and embedding again)",
+    )
     args = parser.parse_args(argv)
     convs, _ = load(DEFAULT_DATA, args.limit)
     setup_django()
@@ -323,6 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if a.session == b.session and not args.no_chain:
                 prev[f"{conv.sample_id}/{b.id}"] = f"{conv.sample_id}/{a.id}"
     rows: dict[str, list[tuple[str, int, list[str], list[str]]]] = defaultdict(list)
+    dumped: list[dict[str, Any]] = []
     timings: dict[str, list[float]] = defaultdict(list)
     for conv in convs:
         bench_project = tenant.projects[conv.sample_id]
@@ -376,8 +385,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for k, beta in PRF
             }
             gold = [f"{conv.sample_id}/{g}" for g in q.gold]
+            if args.dump:
+                dumped.append(
+                    {"conv": conv.sample_id, "category": q.category, "question": q.text, "gold": gold}
+                    | {k: v for k, v in ch.items() if k != "prf"}
+                    | {"query_vector": query_vector}
+                )
             for name, top in variants(ch, prev).items():
                 rows[name].append((conv.sample_id, q.category, top[:10], gold))
+    if args.dump:
+        texts = {f"{c.sample_id}/{t.id}": (t.speaker, t.session, t.text) for c in convs for t in c.turns}
+        payload = {"questions": dumped, "times": TIMES, "prev": prev, "vectors": VECTORS, "turns": texts}
+        args.dump.write_bytes(pickle.dumps(payload))
     print(
         "timings (ms, p50/p95): "
         + "; ".join(f"{k} {pct(v, 50):.1f}/{pct(v, 95):.1f}" for k, v in timings.items()),

@@ -146,7 +146,11 @@ def archivist_reembed(*, memory_ids: Iterable[uuid.UUID], successors: bool = Tru
     projects = sorted(set(targets.values_list("project_id", flat=True)), key=str)
     for project_id in projects:  # in pk order, as every writer takes them
         project_write_lock(project_id=project_id)
-    count = targets.update(embedding=None, embedding_model="", embedding_dim=None, archivist_waiting=True)
+    # rows in pk order, as the archivist's batch takes them (an unordered UPDATE could deadlock with it)
+    locked = list(targets.order_by("pk").select_for_update(no_key=True).values_list("pk", flat=True))
+    count = Memory.objects.filter(pk__in=locked).update(
+        embedding=None, embedding_model="", embedding_dim=None, archivist_waiting=True
+    )
     for project in Project.objects.filter(pk__in=projects).order_by("pk"):
         archivist_wake(project=project)
     return count

@@ -418,7 +418,10 @@ def test_create_a_retention_policy_and_run_its_dry_run(ui: UI) -> None:
     _memory_naming(ui, "Dana")
     cutoff = timezone.now() - timedelta(days=30)
     with tenant_context(enterprise_id=ui.world.a.enterprise.pk, door="test"):
-        Memory.objects.update(created_at=timezone.now() - timedelta(days=45))
+        # Rows locked in pk order first, as the archivist (still embedding the import's notes) takes
+        # them: an unordered UPDATE of all of them deadlocked against its batch.
+        rows = list(Memory.objects.order_by("pk").select_for_update(no_key=True).values_list("pk", flat=True))
+        Memory.objects.filter(pk__in=rows).update(created_at=timezone.now() - timedelta(days=45))
         aging = Memory.objects.filter(layer="project", forgotten_at__isnull=True, created_at__lt=cutoff)
         aged = aging.count()
     assert aged > 0
