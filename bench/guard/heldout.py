@@ -25,6 +25,7 @@ from bench.guard.splits import (
     bastion_items,
     benign_code,
     benign_interface_text,
+    benign_requests,
     credential_notes,
     directives,
     garak_injections,
@@ -271,6 +272,7 @@ def main() -> int:
         *packaged_injections(),
         *credential_notes(),
         *benign_interface_text(),
+        *benign_requests(),
     ]
     poisoning_table(sets, lines, by=lambda i: i.dataset)
     lines += [

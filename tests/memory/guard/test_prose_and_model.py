@@ -466,3 +466,18 @@ def test_the_tagger_reads_only_near_a_credential_word_and_a_bounded_number_of_co
     scored.clear()
     credential_model.load_tagger().spans("password for box is Zq1!vR\n" * 3000)  # one context, repeated
     assert len(scored) <= 8
+
+
+def test_polite_requests_for_more_detail_are_saved():
+    """The model trained before bench/guard/data/requests_benign.jsonl refused these (0.87 to 0.94 against
+    its 0.863): a LoCoMo turn ("Could you tell me more about the challenges?") was a memory lost. These
+    exact texts are not in that set, but close variants are (its writer's brief quoted two of them as
+    examples), so this checks the fix; the set's held-out half measures how far it carries
+    (bench/guard/HELDOUT.md, ``requests-benign``)."""
+    for note in (
+        "Maria: Wow, that sounds tough. Could you tell me more about the challenges?",
+        "Could you share more about the challenges?",
+        "Could you give me more details about the outage?",
+        "Could you tell me what the team decided about the release?",
+    ):
+        assert guard_check(note).verdict == "accept", note
