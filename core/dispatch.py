@@ -6,10 +6,16 @@ beside it) -> input check (NUL, lone surrogates, depth: core.inputs) -> validate
 of each input model) -> handler (whose writes ask accounts.access about their project and folder) ->
 audit. Reads are audited too (which key read which memory ids). A failed call's audit goes in a
 transaction of its own after the rollback.
+
+A call whose transaction the database cancelled to let other writers finish (a deadlock broken, a
+serialization failure: ``core.errors.lock_conflict``) kept nothing, so it runs again from the tenant
+context on, up to ``LOCK_CONFLICT_ATTEMPTS`` times in all, after a short random pause; past that it is
+``409 write_conflict``.
 """
 
 from __future__ import annotations
 
+import random
 import time
 import uuid
 from contextlib import AbstractContextManager
@@ -18,13 +24,15 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
-from core.errors import MnemosError, NotFound, ServiceUnavailable, Unprocessable, failure_error
+from core.errors import MnemosError, NotFound, ServiceUnavailable, Unprocessable, failure_error, lock_conflict
 from core.inputs import arguments_check
 from core.metrics import tool_call_observe
 from core.registry import ToolCall, ToolSpec, dump_output, registry
 from core.tenancy import current_tenant_or_none
 
 INTERNAL_CALL_ERROR = "internal error: the call was not completed and nothing was changed"
+LOCK_CONFLICT_ATTEMPTS = 3  # attempts in all for a call the database cancelled to break a deadlock
+LOCK_CONFLICT_PAUSE_S = 0.05  # the most a retry waits first (times the attempt), so two retries part
 
 
 class UnknownTool(NotFound):
@@ -162,20 +170,29 @@ def _dispatch(
 
     call: ToolCall | None = None
     try:
-        with registry.query_prefetch(spec.query_text(arguments)), gated.context():
-            tenant = current_tenant_or_none()
-            if tenant is not None and tenant.enterprise_id is not None:
-                seen["enterprise_id"] = str(tenant.enterprise_id)
-            arguments_check(arguments or {})  # NUL, lone surrogates, depth: 422 before validation
-            try:
-                arguments_model = spec.input_model.model_validate(arguments or {})
-            except ValidationError as exc:
-                raise Unprocessable(validation_message(exc), code="invalid_arguments") from exc
-            call = gated.call(surface=surface, idempotency_key=idempotency_key, task_id=task_id)
-            result = spec.handler(call, arguments_model)
-            output = _dump(spec, result)
-            gated.audit(action="tool.call", details=call_audit_details(spec, surface, call, None))
-            return ToolOutcome(spec=spec, output=output)
+        with registry.query_prefetch(spec.query_text(arguments)):
+            for attempt in range(1, LOCK_CONFLICT_ATTEMPTS + 1):
+                call = None
+                try:
+                    with gated.context():
+                        tenant = current_tenant_or_none()
+                        if tenant is not None and tenant.enterprise_id is not None:
+                            seen["enterprise_id"] = str(tenant.enterprise_id)
+                        arguments_check(arguments or {})  # NUL, lone surrogates, depth: 422 first
+                        try:
+                            arguments_model = spec.input_model.model_validate(arguments or {})
+                        except ValidationError as exc:
+                            raise Unprocessable(validation_message(exc), code="invalid_arguments") from exc
+                        call = gated.call(surface=surface, idempotency_key=idempotency_key, task_id=task_id)
+                        result = spec.handler(call, arguments_model)
+                        output = _dump(spec, result)
+                        gated.audit(action="tool.call", details=call_audit_details(spec, surface, call, None))
+                        return ToolOutcome(spec=spec, output=output)
+                except Exception as exc:
+                    if attempt == LOCK_CONFLICT_ATTEMPTS or not lock_conflict(exc):
+                        raise
+                time.sleep(random.uniform(0, LOCK_CONFLICT_PAUSE_S * attempt))
+            raise AssertionError("unreachable: the last attempt returns or raises")
     except Exception as exc:  # noqa: BLE001 - a refusal, an outage, or a crash _failure logs
         error = _failure(exc, name=spec.name, request_id=request_id)
     if isinstance(error, ServiceUnavailable):  # nothing can be recorded where the outage is

@@ -64,6 +64,13 @@ class Conflict(MnemosError):
     http_status = 409
 
 
+class WriteConflict(Conflict):
+    """The database cancelled the call's transaction to let other calls writing the same rows finish (a
+    deadlock broken, a serialization failure) on every attempt the tool door made: nothing was kept."""
+
+    code = "write_conflict"
+
+
 class PayloadTooLarge(MnemosError):
     code = "payload_too_large"
     http_status = 413
@@ -116,6 +123,14 @@ BROKER_UNAVAILABLE = "the job broker is unavailable: retry in a few seconds"
 # shut down by an administrator, crash, starting up; 53300: too many connections). Every other database
 # error (a constraint, a lock, a statement timeout) is about the statement, not an outage.
 _OUTAGE_SQLSTATES = frozenset({"57P01", "57P02", "57P03", "53300"})
+# SQLSTATEs of a transaction the server cancelled so that another could finish: 40P01 (deadlock_detected:
+# two transactions each waiting for a row the other holds) and 40001 (serialization_failure). Nothing of it
+# was kept, and the same work run again succeeds: PostgreSQL's own advice is to retry the transaction.
+_LOCK_CONFLICT_SQLSTATES = frozenset({"40P01", "40001"})
+WRITE_CONFLICT = (
+    "the call met other calls writing the same rows and was cancelled so that they could finish; "
+    "nothing was changed: retry it"
+)
 
 
 def _database_outage(exc: BaseException) -> bool:
@@ -130,6 +145,21 @@ def _database_outage(exc: BaseException) -> bool:
         driver = exc.__cause__ if isinstance(exc.__cause__, psycopg.Error) else exc
         sqlstate = getattr(driver, "sqlstate", None)
         return sqlstate is None or sqlstate.startswith("08") or sqlstate in _OUTAGE_SQLSTATES
+    return False
+
+
+def lock_conflict(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from or while handling) is the server cancelling a
+    transaction to break a deadlock or a serialization failure (``_LOCK_CONFLICT_SQLSTATES``)."""
+    import psycopg
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, psycopg.Error) and current.sqlstate in _LOCK_CONFLICT_SQLSTATES:
+            return True
+        current = current.__cause__ or current.__context__
     return False
 
 
@@ -166,6 +196,9 @@ def failure_error(
     traceback."""
     if isinstance(exc, MnemosError):
         return exc
+    if lock_conflict(exc):
+        logger.warning("%s: write_conflict, request %s (%s)", where, request_id, exc)
+        return WriteConflict(WRITE_CONFLICT)
     outage = unavailable_error(exc)
     if outage is not None:
         logger.warning("%s: %s (%s: %s)", where, outage.code, type(exc).__name__, exc)

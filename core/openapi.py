@@ -80,10 +80,16 @@ def tool_error_responses(spec: ToolSpec, *, method: str = "POST", task_route: bo
             "enterprise" + (" (the task)." if task_route else ".")
         ),
     }
-    if not spec.read_only:
-        responses["409"] = error_response(
-            "The X-Idempotency-Key was used with different input, or a plan limit is reached."
-        )
+    conflict = (
+        "The database cancelled the call on every attempt to let other calls writing the same rows finish "
+        "(`write_conflict`; nothing was changed: retry it)."
+    )
+    responses["409"] = error_response(
+        conflict
+        if spec.read_only
+        else "The X-Idempotency-Key was used with different input, or a plan limit is reached. Or: "
+        + conflict
+    )
     if method != "GET":
         responses["413"] = error_response("The request body (or a text in it) is too large.")
     responses["422"] = error_response("The arguments do not match the tool's schema or its rules.")

@@ -36,9 +36,10 @@ from core.errors import (
     ServiceUnavailable,
     unavailable_error,
 )
-from core.registry import ToolSpec, registry
+from core.registry import ToolSpec
 from tests.faults import FaultProxy
 from tests.live import free_port, running_web, wait_for
+from tests.standin import standin_tool
 
 pytestmark = pytest.mark.live
 
@@ -349,26 +350,8 @@ def needs_the_broker() -> Iterator[ToolSpec]:
         Connection(f"redis://127.0.0.1:{port}/0").ensure_connection(max_retries=0, timeout=1)
         return _Out()
 
-    spec = ToolSpec(
-        name="test_needs_the_broker",
-        toolset="remember",
-        title="Needs the broker",
-        summary="s",
-        description="d",
-        input_model=_In,
-        output_model=_Out,
-        scope="memory:read",
-        handler=handler,
-        read_only=True,
-        idempotent=True,
-        retry="r",
-        returns="r",
-    )
-    registry._tools[spec.name] = spec
-    try:
+    with standin_tool("test_needs_the_broker", handler, _In, _Out) as spec:
         yield spec
-    finally:
-        del registry._tools[spec.name]
 
 
 def test_a_broker_outage_is_503_broker_unavailable(client, world, needs_the_broker):

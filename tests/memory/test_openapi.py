@@ -62,8 +62,9 @@ DRF_ROUTES = {
 }
 # Tool routes that are not under /v1/tools/ nor a task's /memory/ (a tool's own api_routes).
 TOOL_ROUTES = {"/v1/memories:batch"}
-READ_TOOL = {"200", "400", "401", "403", "404", "413", "422", "429", "503"}
-WRITE_TOOL = READ_TOOL | {"409"}
+# 409 on a read too: write_conflict, a call the database cancelled on every attempt (core.dispatch).
+READ_TOOL = {"200", "400", "401", "403", "404", "409", "413", "422", "429", "503"}
+WRITE_TOOL = READ_TOOL
 
 
 @pytest.fixture(scope="module")

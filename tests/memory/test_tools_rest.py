@@ -13,8 +13,9 @@ from accounts.services.enterprises import enterprise_set_subscription, project_g
 from accounts.services.keys import access_key_create
 from accounts.services.targets import member_main_pause, project_publish
 from accounts.switch_links import switch_token_read
-from core.registry import ToolSpec, registry
+from core.registry import registry
 from core.tenancy import tenant_context
+from tests.standin import standin_tool
 
 URL = "/v1/tools/list_memory_projects"
 
@@ -206,24 +207,15 @@ class _WriteOut(BaseModel):
 @pytest.fixture
 def write_tool():
     """A stand-in write tool, registered for one test, to exercise the write-side gates."""
-    spec = ToolSpec(
-        name="test_write",
-        toolset="remember",
-        title="Test write",
-        summary="s",
-        description="d",
-        input_model=_WriteIn,
-        output_model=_WriteOut,
-        scope="memory:write",
-        handler=lambda call, args: _WriteOut(ok=True),
+    with standin_tool(
+        "test_write",
+        lambda call, args: _WriteOut(ok=True),
+        _WriteIn,
+        _WriteOut,
         read_only=False,
-        idempotent=False,
-        retry="r",
-        returns="r",
-    )
-    registry._tools[spec.name] = spec
-    yield spec
-    del registry._tools[spec.name]
+        scope="memory:write",
+    ) as spec:
+        yield spec
 
 
 @pytest.mark.parametrize(
@@ -289,24 +281,8 @@ def test_openapi_document_is_valid_and_lists_every_tool(client):
 
 @pytest.fixture
 def broken_tool():
-    spec = ToolSpec(
-        name="test_broken",
-        toolset="remember",
-        title="Broken",
-        summary="s",
-        description="d",
-        input_model=_WriteIn,
-        output_model=_WriteOut,
-        scope="memory:read",
-        handler=lambda call, args: 1 / 0,
-        read_only=True,
-        idempotent=True,
-        retry="r",
-        returns="r",
-    )
-    registry._tools[spec.name] = spec
-    yield spec
-    del registry._tools[spec.name]
+    with standin_tool("test_broken", lambda call, args: 1 / 0, _WriteIn, _WriteOut) as spec:
+        yield spec
 
 
 def test_a_crash_is_a_clean_500_without_traceback(client, world, broken_tool):

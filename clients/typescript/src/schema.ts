@@ -8243,6 +8243,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body (or a text in it) is too large. */
             413: {
                 headers: {
@@ -8339,6 +8348,15 @@ export interface operations {
             };
             /** @description Unknown tool (or one outside the key's toolsets), or an object that does not exist for this enterprise. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8449,6 +8467,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body (or a text in it) is too large. */
             413: {
                 headers: {
@@ -8545,6 +8572,15 @@ export interface operations {
             };
             /** @description Unknown tool (or one outside the key's toolsets), or an object that does not exist for this enterprise. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8655,6 +8691,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body (or a text in it) is too large. */
             413: {
                 headers: {
@@ -8751,6 +8796,15 @@ export interface operations {
             };
             /** @description Unknown tool (or one outside the key's toolsets), or an object that does not exist for this enterprise. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8861,6 +8915,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body (or a text in it) is too large. */
             413: {
                 headers: {
@@ -8957,6 +9020,15 @@ export interface operations {
             };
             /** @description Unknown tool (or one outside the key's toolsets), or an object that does not exist for this enterprise. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9067,6 +9139,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body (or a text in it) is too large. */
             413: {
                 headers: {
@@ -9170,6 +9251,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body (or a text in it) is too large. */
             413: {
                 headers: {
@@ -9266,6 +9356,15 @@ export interface operations {
             };
             /** @description Unknown tool (or one outside the key's toolsets), or an object that does not exist for this enterprise. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9378,7 +9477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The X-Idempotency-Key was used with different input, or a plan limit is reached. */
+            /** @description The X-Idempotency-Key was used with different input, or a plan limit is reached. Or: The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9490,6 +9589,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body (or a text in it) is too large. */
             413: {
                 headers: {
@@ -9586,6 +9694,15 @@ export interface operations {
             };
             /** @description Unknown tool (or one outside the key's toolsets), or an object that does not exist for this enterprise. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9698,7 +9815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The X-Idempotency-Key was used with different input, or a plan limit is reached. */
+            /** @description The X-Idempotency-Key was used with different input, or a plan limit is reached. Or: The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9803,6 +9920,15 @@ export interface operations {
             };
             /** @description Unknown tool (or one outside the key's toolsets), or an object that does not exist for this enterprise. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9920,6 +10046,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The arguments do not match the tool's schema or its rules. */
             422: {
                 headers: {
@@ -10016,7 +10151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The X-Idempotency-Key was used with different input, or a plan limit is reached. */
+            /** @description The X-Idempotency-Key was used with different input, or a plan limit is reached. Or: The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10132,7 +10267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The X-Idempotency-Key was used with different input, or a plan limit is reached. */
+            /** @description The X-Idempotency-Key was used with different input, or a plan limit is reached. Or: The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10246,7 +10381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The X-Idempotency-Key was used with different input, or a plan limit is reached. */
+            /** @description The X-Idempotency-Key was used with different input, or a plan limit is reached. Or: The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10360,7 +10495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The X-Idempotency-Key was used with different input, or a plan limit is reached. */
+            /** @description The X-Idempotency-Key was used with different input, or a plan limit is reached. Or: The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10474,7 +10609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The X-Idempotency-Key was used with different input, or a plan limit is reached. */
+            /** @description The X-Idempotency-Key was used with different input, or a plan limit is reached. Or: The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10588,7 +10723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The X-Idempotency-Key was used with different input, or a plan limit is reached. */
+            /** @description The X-Idempotency-Key was used with different input, or a plan limit is reached. Or: The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10693,6 +10828,15 @@ export interface operations {
             };
             /** @description Unknown tool (or one outside the key's toolsets), or an object that does not exist for this enterprise. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cancelled the call on every attempt to let other calls writing the same rows finish (`write_conflict`; nothing was changed: retry it). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
