@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from functools import wraps
@@ -17,7 +18,8 @@ from accounts.models import Member
 from accounts.selectors.members import member_enterprises
 from console.types import ConsoleRequest
 from core.dbrouting import replica_aliases, replica_for_reads, wrote_recently
-from core.errors import MnemosError
+from core.dispatch import LOCK_CONFLICT_ATTEMPTS, LOCK_CONFLICT_PAUSE_S
+from core.errors import WRITE_CONFLICT, MnemosError, lock_conflict
 from core.tenancy import tenant_context
 
 SESSION_ENTERPRISE = "mnemos_enterprise_id"
@@ -58,13 +60,54 @@ def _replica_for(request: ConsoleRequest) -> str | None:
 READ_ONLY_ROLE = "Your role in this enterprise can see everything here but change nothing."
 
 
+def conflict(request: HttpRequest) -> HttpResponse:
+    """409: the database cancelled every attempt to let other writers finish (``core.errors.WRITE_CONFLICT``)."""
+    message = WRITE_CONFLICT[0].upper() + WRITE_CONFLICT[1:] + "."
+    return render(request, "console/message.html", {"title": "Try again", "message": message}, status=409)
+
+
+def _run(
+    request: ConsoleRequest,
+    membership: dict[str, Any],
+    inner: Callable[..., HttpResponse],
+    auditor_may_post: bool,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> HttpResponse:
+    """One attempt: the view in the enterprise's context and one transaction, its page rendered inside."""
+    with tenant_context(
+        enterprise_id=membership["enterprise_id"],
+        session_key=request.session.session_key or "",
+        request_id=request.headers.get("X-Request-Id"),
+        door="console",
+        read_alias=_replica_for(request),
+    ) as ctx:
+        member = Member.objects.select_related("user", "main_project", "enterprise__plan").get(
+            pk=membership["id"]
+        )
+        ctx.member = member
+        request.member = member
+        if request.method == "POST" and not access.member_may_write(member) and not auditor_may_post:
+            response = forbidden(request, READ_ONLY_ROLE)
+        else:
+            response = inner(request, *args, **kwargs)
+        # Templates render lazily: render inside the context and transaction.
+        if hasattr(response, "render") and not getattr(response, "is_rendered", True):
+            response.render()
+        if request.method not in SAFE_METHODS and replica_aliases():
+            # This session's next pages read the primary for a while (read-your-writes).
+            request.session[LAST_WRITE_SESSION_KEY] = time.time()
+        return response
+
+
 def console_view(
     view: Callable[..., HttpResponse] | None = None,
     *,
     enterprise_from: EnterpriseFrom | None = None,
     auditor_may_post: bool = False,
 ) -> Any:
-    """Sign-in required; the view runs in one enterprise's context and transaction.
+    """Sign-in required; the view runs in one enterprise's context and transaction, again (up to
+    ``LOCK_CONFLICT_ATTEMPTS`` in all) when the database cancels that transaction to break a deadlock.
 
     ``enterprise_from(request, **kwargs)`` may name the enterprise a URL is about
     (a signed link); a user who is not a member there gets "not found".
@@ -81,29 +124,21 @@ def console_view(
             membership = chosen_membership(request, wanted=wanted)
             if membership is None:
                 return not_found(request, "There is nothing here for this account.")
-            with tenant_context(
-                enterprise_id=membership["enterprise_id"],
-                session_key=request.session.session_key or "",
-                request_id=request.headers.get("X-Request-Id"),
-                door="console",
-                read_alias=_replica_for(request),
-            ) as ctx:
-                member = Member.objects.select_related("user", "main_project", "enterprise__plan").get(
-                    pk=membership["id"]
-                )
-                ctx.member = member
-                request.member = member
-                if request.method == "POST" and not access.member_may_write(member) and not auditor_may_post:
-                    response = forbidden(request, READ_ONLY_ROLE)
-                else:
-                    response = inner(request, *args, **kwargs)
-                # Templates render lazily: render inside the context and transaction.
-                if hasattr(response, "render") and not getattr(response, "is_rendered", True):
-                    response.render()
-                if request.method not in SAFE_METHODS and replica_aliases():
-                    # This session's next pages read the primary for a while (read-your-writes).
-                    request.session[LAST_WRITE_SESSION_KEY] = time.time()
-                return response
+            for attempt in range(1, LOCK_CONFLICT_ATTEMPTS + 1):
+                try:
+                    return _run(request, membership, inner, auditor_may_post, args, kwargs)
+                except Exception as exc:
+                    # As the tool door does (core.dispatch): the database cancelled the transaction to let
+                    # other writers finish; nothing of it was kept, so the view runs again.
+                    if not lock_conflict(exc):
+                        raise
+                    if attempt == LOCK_CONFLICT_ATTEMPTS:
+                        return conflict(request)
+                    for _, uploads in request.FILES.lists():
+                        for upload in uploads:
+                            upload.seek(0)  # the next attempt reads an uploaded file from its start again
+                time.sleep(random.uniform(0, LOCK_CONFLICT_PAUSE_S * attempt))
+            raise AssertionError("unreachable: the last attempt returns or raises")
 
         wrapper.tenant_door = True  # type: ignore[attr-defined]
         return wrapper

@@ -1,4 +1,4 @@
-"""Calls the database cancels to let other writers finish: the tool door runs them again.
+"""Calls the database cancels to let other writers finish: the tool door (and the console's) runs them again.
 
 PostgreSQL breaks a deadlock (two transactions each waiting for a row the other holds) by cancelling one
 of them (SQLSTATE 40P01), and refuses a transaction that cannot be serialised (40001). Nothing of such a
@@ -10,7 +10,7 @@ unordered bulk UPDATE and the archivist's batch (which locks its rows in pk orde
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from django.db import connection, connections
@@ -74,6 +74,18 @@ def _tag(memory_id: str, tag: str) -> None:
     memory.save(update_fields=["origin"])
 
 
+def _crosswise(run: Callable[[str, str, str], None], first: str, second: str) -> None:
+    """``run`` in two threads at once: "ab" takes the first memory then the second, "ba" the other way."""
+    threads = [
+        threading.Thread(target=run, args=("ab", first, second)),
+        threading.Thread(target=run, args=("ba", second, first)),
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+
+
 def _tags(memory_id: str) -> list[str]:
     return list((Memory.objects.get(pk=memory_id).origin or {}).get("tags", []))
 
@@ -108,14 +120,7 @@ def test_two_calls_that_deadlock_both_succeed(committed_world, two_memories, dja
 
     with standin_tool("test_lock_order", handler, _In, _Out, read_only=False):
         with django_db_blocker.unblock():
-            threads = [
-                threading.Thread(target=call, args=("ab", first, second)),
-                threading.Thread(target=call, args=("ba", second, first)),
-            ]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join(timeout=60)
+            _crosswise(call, first, second)
             assert all(isinstance(r, dict) for r in results.values()) and len(results) == 2, results
             # One of them was cancelled once by the server's deadlock detector and ran again.
             assert sorted(attempts.values()) == [1, 2], attempts
@@ -176,3 +181,94 @@ def test_any_other_database_error_is_not_run_again(committed_world, two_memories
             outcome = _call(secret, "test_unique_violation", first, second, "x")
             assert outcome.error is not None and outcome.error.code == "internal_error"
             assert attempts == [1]
+
+
+# ----------------------------------------------------------------------------- the console's door
+
+
+def _console_request(world, method: str = "post", **extra):
+    """A signed-in console request for alice in enterprise a, as the session middleware would give it."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.test import RequestFactory
+
+    from console.decorators import SESSION_ENTERPRISE
+
+    request = getattr(RequestFactory(), method)("/console/test/", **extra)
+    request.user = world.alice.user
+    request.session = import_module(settings.SESSION_ENGINE).SessionStore()
+    request.session[SESSION_ENTERPRISE] = str(world.a.enterprise.pk)
+    return request
+
+
+def test_two_console_posts_that_deadlock_both_succeed(committed_world, two_memories, django_db_blocker):
+    from django.http import HttpResponse
+
+    from console.decorators import console_view
+
+    first, second, _ = two_memories
+    barrier = threading.Barrier(2)
+    attempts: dict[str, int] = {}
+    lock = threading.Lock()
+
+    @console_view
+    def view(request, a: str, b: str, tag: str) -> HttpResponse:
+        with lock:
+            attempts[tag] = attempts.get(tag, 0) + 1
+            mine = attempts[tag]
+        _tag(a, tag)
+        if mine == 1:
+            barrier.wait(timeout=10)
+        _tag(b, tag)
+        return HttpResponse(f"done after {mine}")
+
+    statuses: dict[str, int] = {}
+
+    def post(tag: str, a: str, b: str) -> None:
+        try:
+            statuses[tag] = view(_console_request(committed_world), a, b, f"console-{tag}").status_code
+        finally:
+            connections.close_all()
+
+    with django_db_blocker.unblock():
+        _crosswise(post, first, second)
+        assert statuses == {"ab": 200, "ba": 200}, statuses
+        assert sorted(attempts.values()) == [1, 2], attempts
+        with tenant_context(enterprise_id=committed_world.a.enterprise.pk, door="test"):
+            for memory_id in (first, second):
+                tags = _tags(memory_id)
+                assert tags.count("console-ab") == 1 and tags.count("console-ba") == 1, tags
+
+
+def test_a_console_post_cancelled_every_time_is_a_409_page_and_reads_its_upload_anew(
+    committed_world, two_memories, django_db_blocker
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.http import HttpResponse
+
+    from console.decorators import console_view
+
+    first, _, _ = two_memories
+    read: list[bytes] = []
+
+    @console_view
+    def view(request) -> HttpResponse:
+        read.append(request.FILES["notes"].read())
+        _tag(first, "console-never")
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "DO $$ BEGIN RAISE EXCEPTION 'could not serialize access' "
+                "USING ERRCODE = 'serialization_failure'; END $$"
+            )
+        return HttpResponse("unreachable")
+
+    upload = SimpleUploadedFile("notes.jsonl", b'{"memory": "a note"}\n')
+    with django_db_blocker.unblock():
+        response = view(_console_request(committed_world, data={"notes": upload}))
+        assert response.status_code == 409
+        assert WRITE_CONFLICT[1:].split(";")[0] in response.content.decode()
+        # every attempt read the whole upload, not what the one before left of it
+        assert read == [b'{"memory": "a note"}\n'] * LOCK_CONFLICT_ATTEMPTS
+        with tenant_context(enterprise_id=committed_world.a.enterprise.pk, door="test"):
+            assert "console-never" not in _tags(first)
