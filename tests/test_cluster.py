@@ -38,6 +38,7 @@ from typing import Any
 import psutil
 import psycopg
 import pytest
+from celery import Celery
 
 from config.celery import app
 from core.dbserver import SUPERUSER, owned_embedded_postmaster
@@ -91,11 +92,17 @@ def _kill_tree(process: psutil.Process) -> None:
 def _holds_a_job(broker: str, node: str) -> bool:
     """Whether the Celery worker ``node`` runs a task now (remote control, on the cluster's broker).
 
-    The project's own app over a connection to that broker: a second ``Celery()`` app would become the
-    process's current app, and every job the later tests send (``core.jobs``) would go to its default
-    queue, which no worker consumes."""
-    with app.connection(broker) as connection:
-        answer = app.control.inspect(destination=[node], timeout=0.5, connection=connection).active() or {}
+    A probe app of its own, not made the current app (``set_as_current=False``: otherwise every job the
+    later tests send, ``core.jobs``, would go to its default queue, which no worker consumes). The
+    project's app would not do: its control commands are published through its producer pool, on its
+    own broker, whatever connection is passed in; under a plain ``make test`` (no CELERY_BROKER_URL)
+    that is the filesystem broker, not the cluster's Redis, and no worker ever heard the question."""
+    probe = Celery("cluster-probe", broker=broker, set_as_current=False)
+    probe.conf.control_exchange = app.conf.control_exchange
+    try:
+        answer = probe.control.inspect(destination=[node], timeout=0.5).active() or {}
+    finally:
+        probe.close()
     return bool(answer.get(node))
 
 
