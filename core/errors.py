@@ -66,7 +66,8 @@ class Conflict(MnemosError):
 
 class WriteConflict(Conflict):
     """The database cancelled the call's transaction to let other calls writing the same rows finish (a
-    deadlock broken, a serialization failure) on every attempt the tool door made: nothing was kept."""
+    deadlock broken, a serialization failure) on every attempt its door made (the tool door, the console's):
+    nothing was kept."""
 
     code = "write_conflict"
 
