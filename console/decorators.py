@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 from functools import wraps
@@ -18,7 +17,7 @@ from accounts.models import Member
 from accounts.selectors.members import member_enterprises
 from console.types import ConsoleRequest
 from core.dbrouting import replica_aliases, replica_for_reads, wrote_recently
-from core.dispatch import LOCK_CONFLICT_ATTEMPTS, LOCK_CONFLICT_PAUSE_S
+from core.dispatch import run_again_on_lock_conflict
 from core.errors import WRITE_CONFLICT, MnemosError, lock_conflict
 from core.tenancy import tenant_context
 
@@ -124,21 +123,21 @@ def console_view(
             membership = chosen_membership(request, wanted=wanted)
             if membership is None:
                 return not_found(request, "There is nothing here for this account.")
-            for attempt in range(1, LOCK_CONFLICT_ATTEMPTS + 1):
-                try:
-                    return _run(request, membership, inner, auditor_may_post, args, kwargs)
-                except Exception as exc:
-                    # As the tool door does (core.dispatch): the database cancelled the transaction to let
-                    # other writers finish; nothing of it was kept, so the view runs again.
-                    if not lock_conflict(exc):
-                        raise
-                    if attempt == LOCK_CONFLICT_ATTEMPTS:
-                        return conflict(request)
-                    for _, uploads in request.FILES.lists():
-                        for upload in uploads:
-                            upload.seek(0)  # the next attempt reads an uploaded file from its start again
-                time.sleep(random.uniform(0, LOCK_CONFLICT_PAUSE_S * attempt))
-            raise AssertionError("unreachable: the last attempt returns or raises")
+
+            def rewind_uploads() -> None:
+                for _, uploads in request.FILES.lists():
+                    for upload in uploads:
+                        upload.seek(0)  # the next attempt reads an uploaded file from its start again
+
+            try:
+                return run_again_on_lock_conflict(
+                    lambda: _run(request, membership, inner, auditor_may_post, args, kwargs),
+                    before_again=rewind_uploads,
+                )
+            except Exception as exc:
+                if lock_conflict(exc):  # cancelled on every attempt
+                    return conflict(request)
+                raise
 
         wrapper.tenant_door = True  # type: ignore[attr-defined]
         return wrapper

@@ -18,9 +18,10 @@ from __future__ import annotations
 import random
 import time
 import uuid
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -32,6 +33,7 @@ from core.tenancy import current_tenant_or_none
 
 INTERNAL_CALL_ERROR = "internal error: the call was not completed and nothing was changed"
 LOCK_CONFLICT_ATTEMPTS = 3  # attempts in all for a call the database cancelled to break a deadlock
+T = TypeVar("T")
 LOCK_CONFLICT_PAUSE_S = 0.05  # the most a retry waits first (times the attempt), so two retries part
 
 
@@ -169,30 +171,28 @@ def _dispatch(
     assert spec is not None  # the gate refused an unknown tool
 
     call: ToolCall | None = None
+
+    def attempt() -> ToolOutcome:
+        nonlocal call
+        call = None
+        with gated.context():
+            tenant = current_tenant_or_none()
+            if tenant is not None and tenant.enterprise_id is not None:
+                seen["enterprise_id"] = str(tenant.enterprise_id)
+            arguments_check(arguments or {})  # NUL, lone surrogates, depth: 422 before validation
+            try:
+                arguments_model = spec.input_model.model_validate(arguments or {})
+            except ValidationError as exc:
+                raise Unprocessable(validation_message(exc), code="invalid_arguments") from exc
+            call = gated.call(surface=surface, idempotency_key=idempotency_key, task_id=task_id)
+            result = spec.handler(call, arguments_model)
+            output = _dump(spec, result)
+            gated.audit(action="tool.call", details=call_audit_details(spec, surface, call, None))
+            return ToolOutcome(spec=spec, output=output)
+
     try:
         with registry.query_prefetch(spec.query_text(arguments)):
-            for attempt in range(1, LOCK_CONFLICT_ATTEMPTS + 1):
-                call = None
-                try:
-                    with gated.context():
-                        tenant = current_tenant_or_none()
-                        if tenant is not None and tenant.enterprise_id is not None:
-                            seen["enterprise_id"] = str(tenant.enterprise_id)
-                        arguments_check(arguments or {})  # NUL, lone surrogates, depth: 422 first
-                        try:
-                            arguments_model = spec.input_model.model_validate(arguments or {})
-                        except ValidationError as exc:
-                            raise Unprocessable(validation_message(exc), code="invalid_arguments") from exc
-                        call = gated.call(surface=surface, idempotency_key=idempotency_key, task_id=task_id)
-                        result = spec.handler(call, arguments_model)
-                        output = _dump(spec, result)
-                        gated.audit(action="tool.call", details=call_audit_details(spec, surface, call, None))
-                        return ToolOutcome(spec=spec, output=output)
-                except Exception as exc:
-                    if attempt == LOCK_CONFLICT_ATTEMPTS or not lock_conflict(exc):
-                        raise
-                time.sleep(random.uniform(0, LOCK_CONFLICT_PAUSE_S * attempt))
-            raise AssertionError("unreachable: the last attempt returns or raises")
+            return run_again_on_lock_conflict(attempt)
     except Exception as exc:  # noqa: BLE001 - a refusal, an outage, or a crash _failure logs
         error = _failure(exc, name=spec.name, request_id=request_id)
     if isinstance(error, ServiceUnavailable):  # nothing can be recorded where the outage is
@@ -207,6 +207,24 @@ def _dispatch(
         if isinstance(outage, ServiceUnavailable):
             return ToolOutcome(spec=spec, error=outage)
     return ToolOutcome(spec=spec, error=error)
+
+
+def run_again_on_lock_conflict(
+    attempt: Callable[[], T], *, before_again: Callable[[], None] | None = None
+) -> T:
+    """``attempt()``, run again (``LOCK_CONFLICT_ATTEMPTS`` in all, after a short random pause and
+    ``before_again``) while the database cancels its transaction to let other writers finish; the last
+    attempt's exception, or any other, propagates. The tool door's and the console's (console_view)."""
+    for n in range(1, LOCK_CONFLICT_ATTEMPTS + 1):
+        try:
+            return attempt()
+        except Exception as exc:
+            if n == LOCK_CONFLICT_ATTEMPTS or not lock_conflict(exc):
+                raise
+        if before_again is not None:
+            before_again()
+        time.sleep(random.uniform(0, LOCK_CONFLICT_PAUSE_S * n))
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def _failure(exc: Exception, *, name: str, request_id: str) -> MnemosError:
