@@ -64,8 +64,9 @@ def product(
     time_boost: Callable[[str], float] | None = None,
     extra: Scores | None = None,
 ) -> Scores:
-    """hybrid_rank's fusion: BM25 1 + vector 0.75 (+ an ``extra`` channel's scores), entity 0.25, named
-    entity 0.5, the named-time boost, then half the best sequence neighbour's score."""
+    """hybrid_rank's hand fusion (the learned ranker's first feature, ``memory.ranker``): BM25 1 + vector
+    0.75 (+ an ``extra`` channel's scores), entity 0.25, named entity 0.5, the named-time boost, then half
+    the best sequence neighbour's score."""
     scores = score_fusion(ch, 0.75)
     for doc, value in (extra or {}).items():
         scores[doc] = scores.get(doc, 0.0) + value

@@ -1,5 +1,5 @@
 """Hybrid retrieval: BM25 text, vector and entity evidence, score-fused, then named-entity, named-time and
-neighbour boosts.
+neighbour boosts, then the learned ranker's order (``memory.ranker``).
 
 No language model in the retrieval path. Every channel runs on the caller's
 visible memories only (the same queryset, so visibility filters apply inside
@@ -24,6 +24,7 @@ from django.db.models import Q, QuerySet
 
 from accounts.models import AccessKey, Member
 from core.dbrouting import read_connection
+from memory import ranker
 from memory.embedding import Embedder, EmbedderUnavailable, get_embedder
 from memory.lookups import array_literal
 from memory.models import Entity, Layer, LinkKind, Memory, Visibility
@@ -428,11 +429,18 @@ def fuse(
 
 @dataclass(frozen=True)
 class CandidateLinks:
-    """What the boosts need to know of a ranking's candidates, read in one statement."""
+    """What the boosts and the learned ranker need to know of a ranking's candidates, read in one statement."""
 
     named: frozenset[uuid.UUID]  # candidates linked to one of the query's entities
     next_pairs: tuple[tuple[uuid.UUID, uuid.UUID], ...]  # live NEXT links between two candidates
     timestamps: dict[uuid.UUID, datetime] = field(default_factory=dict)  # of every candidate, when asked
+    cosines: dict[uuid.UUID, float] = field(
+        default_factory=dict
+    )  # of every candidate with a vector, when asked
+    asks: frozenset[uuid.UUID] = frozenset()  # candidates whose content asks (a question mark), when asked
+
+
+_NAMED, _NEXT, _CANDIDATE = 0, 1, 2
 
 
 def candidate_links(
@@ -441,24 +449,32 @@ def candidate_links(
     entities: Sequence[Entity],
     *,
     timestamps: bool = False,
+    vector: Sequence[float] | None = None,
 ) -> CandidateLinks:
-    """Of ``named_among``, those linked to ``entities``; of ``candidates``, the live NEXT links between two
-    and, with ``timestamps``, each one's timestamp.
+    """Of ``named_among``, those linked to ``entities``; of ``candidates``, the live NEXT links between two,
+    with ``timestamps`` each one's timestamp, and with the query's ``vector`` each one's cosine to it (those
+    with a vector) and whether its content asks (what ``memory.ranker`` reads).
 
     One statement for all (they were two ORM queries, ~4 ms of CPU a search between them).
     """
     ids = array_literal(candidates)
     among = list(named_among) if entities else []
+    literal = None if vector is None else "[" + ",".join(f"{v:.7f}" for v in vector) + "]"
     with read_connection().cursor() as cursor:
         cursor.execute(
-            """
-            SELECT me.memory_id, NULL::uuid, NULL::timestamptz FROM memory_memoryentity me
+            f"""
+            SELECT {_NAMED}, me.memory_id, NULL::uuid, NULL::timestamptz, NULL::float8, NULL::bool
+            FROM memory_memoryentity me
             WHERE me.entity_id = ANY(%s::bigint[]) AND me.memory_id = ANY(%s::uuid[])
             UNION ALL
-            SELECT l.src_id, l.dst_id, NULL FROM memory_memorylink l
+            SELECT {_NEXT}, l.src_id, l.dst_id, NULL, NULL, NULL FROM memory_memorylink l
             WHERE l.kind = %s AND l.revoked_at IS NULL AND l.src_id = ANY(%s::uuid[]) AND l.dst_id = ANY(%s::uuid[])
             UNION ALL
-            SELECT m.id, NULL, m.timestamp FROM memory_memory m WHERE %s AND m.id = ANY(%s::uuid[])
+            SELECT {_CANDIDATE}, m.id, NULL, CASE WHEN %s THEN m.timestamp END,
+                   CASE WHEN %s::text IS NOT NULL AND m.embedding_dim = %s
+                        THEN 1.0 - ((m.embedding::vector(384)) <=> %s::vector(384)) END,
+                   %s::text IS NOT NULL AND m.content ~ %s
+            FROM memory_memory m WHERE (%s OR %s::text IS NOT NULL) AND m.id = ANY(%s::uuid[])
             """,
             [
                 array_literal([e.pk for e in entities]),
@@ -467,14 +483,24 @@ def candidate_links(
                 ids,
                 ids,
                 timestamps,
+                literal,
+                VECTOR_DIM,
+                literal,
+                literal,
+                "[" + "".join(ranker.QUESTION_MARKS) + "]",
+                timestamps,
+                literal,
                 ids,
             ],
         )
         rows = cursor.fetchall()
+    candidate_rows = [row for row in rows if row[0] == _CANDIDATE]
     return CandidateLinks(
-        named=frozenset(src for src, dst, at in rows if dst is None and at is None),
-        next_pairs=tuple((src, dst) for src, dst, _ in rows if dst is not None),
-        timestamps={pk: at for pk, _, at in rows if at is not None},
+        named=frozenset(row[1] for row in rows if row[0] == _NAMED),
+        next_pairs=tuple((row[1], row[2]) for row in rows if row[0] == _NEXT),
+        timestamps={row[1]: row[3] for row in candidate_rows if row[3] is not None},
+        cosines={row[1]: float(row[4]) for row in candidate_rows if row[4] is not None},
+        asks=frozenset(row[1] for row in candidate_rows if row[5]),
     )
 
 
@@ -523,6 +549,29 @@ def with_neighbours(
             best[src] = max(best.get(src, 0.0), scores[dst])
             best[dst] = max(best.get(dst, 0.0), scores[src])
     return {pk: value + weight * best.get(pk, 0.0) for pk, value in scores.items()}
+
+
+def learned_order(
+    fused: dict[uuid.UUID, float],
+    found: dict[str, list[tuple[uuid.UUID, float]]],
+    links: CandidateLinks,
+    windows: Sequence[Window],
+) -> dict[uuid.UUID, float]:
+    """The candidates reordered by the learned ranker (``memory.ranker``) over the hand fusion's scores
+    (``fused``), the channels' lists and what ``candidate_links`` read of each candidate."""
+    timed = [pk for pk, at in links.timestamps.items() if any(w.holds(at) for w in windows)]
+    return ranker.rank(
+        ranker.Candidates(
+            fused=fused,
+            text=[pk for pk, _ in found.get("text", [])],
+            vector=found.get("vector", []),
+            cosines=links.cosines,
+            neighbours=links.next_pairs,
+            asks=links.asks,
+            named=links.named,
+            timed=timed,
+        )
+    )
 
 
 _QUERY_EMBEDDING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="query-embedding")
@@ -582,6 +631,7 @@ def hybrid_rank(
     # The entity channel has no score of its own: its order (newest first) decays linearly.
     linked = _entity_channel(visible, entities, depth)
     vector_error = None
+    vector: list[float] | None = None
     cosines: dict[uuid.UUID, float] = {}
     embedder_name = None
     try:
@@ -601,9 +651,11 @@ def hybrid_rank(
     if scores:
         matched = {pk for name in ("text", "vector") for pk, _ in found.get(name, [])}
         windows = named_windows(query)
-        links = candidate_links(scores, matched, entities, timestamps=bool(windows))
+        links = candidate_links(scores, matched, entities, timestamps=bool(windows), vector=vector)
         scores = with_named_times(with_named_entities(scores, links.named), links.timestamps, windows)
         scores = with_neighbours(scores, links.next_pairs)
+        if found.get("vector"):  # without vectors, half the learned ranker's features are missing
+            scores = learned_order(scores, found, links, windows)
     channels: dict[uuid.UUID, list[str]] = {}
     for name, scored in found.items():
         for pk, _ in scored:
