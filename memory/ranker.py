@@ -20,9 +20,12 @@ whose answers are known::
       ──> z = (x - mean) / scale, per feature (the training set's)
       ──> score = sigmoid(bias + weights · z)           (0..1; only the order is meaningful)
 
-Pure functions (no models, no database): ``hybrid_rank`` reads what the features need in the statements
-it already runs (``candidate_links`` adds each candidate's cosine and whether it asks) and calls
-``rank``. Without the vector channel (the embedder down) half the features are missing, so the hand
+The search reorders the hand fusion's best ``REORDER_DEPTH`` candidates this way; the others follow them
+in the hand fusion's order, scored below them.
+
+Pure functions (no models, no database): ``hybrid_rank`` reads what the features need of the reordered
+candidates in one statement (``reordered_rows``: each one's cosine and whether its content asks; the
+rest comes from the channels and ``candidate_links``) and calls ``rank``. Without the vector channel (the embedder down) half the features are missing, so the hand
 fusion's order stands. The weights (``data/ranker.json``: features, mean, scale, weights, bias, and the
 card saying what they were trained on and how they scored) are written by ``bench/locomo/train_ranker.py``
 from ``bench.locomo.ablate --dump``; the features are defined here only, so training and search agree.
@@ -34,6 +37,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +56,10 @@ FEATURES = (
     "other_entity",
 )
 QUESTION_MARKS = ("?", "？", "¿", "؟")  # Latin, full-width (CJK), Spanish opening, Arabic
+# The search reorders the hand fusion's best this many (the rest follow in its order): on the tuning
+# conversations reordering the best 20, 30, 50, 80 or all of them scored within 0.001 (bench/RESULTS.md,
+# "A learned ranker"); 50 keeps a margin, and what the features need is read for those rows only.
+REORDER_DEPTH = 50
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,7 @@ class Candidates:
     asks: Iterable[Any]  # candidates whose content holds a question mark
     named: Iterable[Any]  # candidates linked to an entity the query names
     timed: Iterable[Any]  # candidates in a period the query names
+    reorder: Sequence[Any] | None = None  # the candidates the model orders (None: all of them)
 
 
 @dataclass(frozen=True)
@@ -76,6 +85,12 @@ class Model:
     weights: tuple[float, ...]
     bias: float
     card: dict[str, Any]
+
+    @functools.cached_property
+    def linear(self) -> tuple[tuple[float, ...], float]:
+        """The standardisation folded into the weights: logit = intercept + Σ slope[i] · x[i]."""
+        slope = tuple(w / s for w, s in zip(self.weights, self.scale, strict=True))
+        return slope, self.bias - sum(a * m for a, m in zip(slope, self.mean, strict=True))
 
     def to_json(self) -> str:
         return json.dumps(
@@ -97,7 +112,7 @@ def asks(text: str) -> bool:
 
 
 def features(c: Candidates) -> dict[Any, list[float]]:
-    """Each candidate's feature vector, in ``FEATURES`` order."""
+    """Each candidate's feature vector (of ``c.reorder``'s, when given), in ``FEATURES`` order."""
     vector = list(c.vector)
     top = vector[0][1] if vector else 0.0
     last = vector[-1][1] if vector else 0.0
@@ -112,7 +127,8 @@ def features(c: Candidates) -> dict[Any, list[float]]:
             best_neighbour[b] = max(best_neighbour.get(b, 0.0), c.fused[a])
     asking, named, timed = set(c.asks), set(c.named), set(c.timed)
     out: dict[Any, list[float]] = {}
-    for pk, fused in c.fused.items():
+    for pk in c.fused if c.reorder is None else c.reorder:
+        fused = c.fused[pk]
         cosine = c.cosines.get(pk, in_vector.get(pk, last))
         out[pk] = [
             fused,
@@ -148,9 +164,8 @@ def load(path: Path = WEIGHTS) -> Model | None:
 
 
 def logit(model: Model, row: Sequence[float]) -> float:
-    return model.bias + sum(
-        w * (x - m) / s for w, x, m, s in zip(model.weights, row, model.mean, model.scale, strict=True)
-    )
+    slope, intercept = model.linear
+    return intercept + sum(map(operator.mul, slope, row))
 
 
 def sigmoid(value: float) -> float:
@@ -158,8 +173,15 @@ def sigmoid(value: float) -> float:
 
 
 def rank(c: Candidates, model: Model | None = None) -> dict[Any, float]:
-    """The candidates' scores under the model (0..1), or the hand fusion's when there is no model."""
+    """The candidates' scores: the model's (0..1) for those it orders (``c.reorder``, or all), and below
+    the lowest of those the rest in the hand fusion's order; the hand fusion's when there is no model."""
     model = model or load()
     if model is None:
         return dict(c.fused)
-    return {pk: sigmoid(logit(model, row)) for pk, row in features(c).items()}
+    slope, intercept = model.linear
+    out = {pk: sigmoid(intercept + sum(map(operator.mul, slope, row))) for pk, row in features(c).items()}
+    floor = min(out.values(), default=1.0)
+    for pk, fused in c.fused.items():
+        if pk not in out:
+            out[pk] = floor * max(fused, 0.0) / (max(fused, 0.0) + 1.0)  # below the floor, in fused order
+    return out

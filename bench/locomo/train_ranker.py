@@ -12,7 +12,8 @@ share one unit, its negatives another), features standardised, L2 1e-3, full-bat
 (400 steps of 0.5; numpy, no new dependency). Nothing is chosen on the five held-out conversations:
 the features were chosen by leaving each tuning conversation out in turn (bench/RESULTS.md, "A learned
 ranker"), and this prints that figure, the tuning half's and the held-out half's beside the hand fusion's.
-``--write`` writes the model and its card to memory/data/ranker.json.
+``--write`` writes the model and its card to memory/data/ranker.json. It is fitted over every candidate;
+the search applies it to the hand fusion's best ``memory.ranker.REORDER_DEPTH`` (which scored the same).
 """
 
 from __future__ import annotations

@@ -429,18 +429,11 @@ def fuse(
 
 @dataclass(frozen=True)
 class CandidateLinks:
-    """What the boosts and the learned ranker need to know of a ranking's candidates, read in one statement."""
+    """What the boosts need to know of a ranking's candidates, read in one statement."""
 
     named: frozenset[uuid.UUID]  # candidates linked to one of the query's entities
     next_pairs: tuple[tuple[uuid.UUID, uuid.UUID], ...]  # live NEXT links between two candidates
     timestamps: dict[uuid.UUID, datetime] = field(default_factory=dict)  # of every candidate, when asked
-    cosines: dict[uuid.UUID, float] = field(
-        default_factory=dict
-    )  # of every candidate with a vector, when asked
-    asks: frozenset[uuid.UUID] = frozenset()  # candidates whose content asks (a question mark), when asked
-
-
-_NAMED, _NEXT, _CANDIDATE = 0, 1, 2
 
 
 def candidate_links(
@@ -449,32 +442,24 @@ def candidate_links(
     entities: Sequence[Entity],
     *,
     timestamps: bool = False,
-    vector: Sequence[float] | None = None,
 ) -> CandidateLinks:
-    """Of ``named_among``, those linked to ``entities``; of ``candidates``, the live NEXT links between two,
-    with ``timestamps`` each one's timestamp, and with the query's ``vector`` each one's cosine to it (those
-    with a vector) and whether its content asks (what ``memory.ranker`` reads).
+    """Of ``named_among``, those linked to ``entities``; of ``candidates``, the live NEXT links between two
+    and, with ``timestamps``, each one's timestamp.
 
     One statement for all (they were two ORM queries, ~4 ms of CPU a search between them).
     """
     ids = array_literal(candidates)
     among = list(named_among) if entities else []
-    literal = None if vector is None else "[" + ",".join(f"{v:.7f}" for v in vector) + "]"
     with read_connection().cursor() as cursor:
         cursor.execute(
-            f"""
-            SELECT {_NAMED}, me.memory_id, NULL::uuid, NULL::timestamptz, NULL::float8, NULL::bool
-            FROM memory_memoryentity me
+            """
+            SELECT me.memory_id, NULL::uuid, NULL::timestamptz FROM memory_memoryentity me
             WHERE me.entity_id = ANY(%s::bigint[]) AND me.memory_id = ANY(%s::uuid[])
             UNION ALL
-            SELECT {_NEXT}, l.src_id, l.dst_id, NULL, NULL, NULL FROM memory_memorylink l
+            SELECT l.src_id, l.dst_id, NULL FROM memory_memorylink l
             WHERE l.kind = %s AND l.revoked_at IS NULL AND l.src_id = ANY(%s::uuid[]) AND l.dst_id = ANY(%s::uuid[])
             UNION ALL
-            SELECT {_CANDIDATE}, m.id, NULL, CASE WHEN %s THEN m.timestamp END,
-                   CASE WHEN %s::text IS NOT NULL AND m.embedding_dim = %s
-                        THEN 1.0 - ((m.embedding::vector(384)) <=> %s::vector(384)) END,
-                   %s::text IS NOT NULL AND m.content ~ %s
-            FROM memory_memory m WHERE (%s OR %s::text IS NOT NULL) AND m.id = ANY(%s::uuid[])
+            SELECT m.id, NULL, m.timestamp FROM memory_memory m WHERE %s AND m.id = ANY(%s::uuid[])
             """,
             [
                 array_literal([e.pk for e in entities]),
@@ -483,24 +468,14 @@ def candidate_links(
                 ids,
                 ids,
                 timestamps,
-                literal,
-                VECTOR_DIM,
-                literal,
-                literal,
-                "[" + "".join(ranker.QUESTION_MARKS) + "]",
-                timestamps,
-                literal,
                 ids,
             ],
         )
         rows = cursor.fetchall()
-    candidate_rows = [row for row in rows if row[0] == _CANDIDATE]
     return CandidateLinks(
-        named=frozenset(row[1] for row in rows if row[0] == _NAMED),
-        next_pairs=tuple((row[1], row[2]) for row in rows if row[0] == _NEXT),
-        timestamps={row[1]: row[3] for row in candidate_rows if row[3] is not None},
-        cosines={row[1]: float(row[4]) for row in candidate_rows if row[4] is not None},
-        asks=frozenset(row[1] for row in candidate_rows if row[5]),
+        named=frozenset(src for src, dst, at in rows if dst is None and at is None),
+        next_pairs=tuple((src, dst) for src, dst, _ in rows if dst is not None),
+        timestamps={pk: at for pk, _, at in rows if at is not None},
     )
 
 
@@ -551,25 +526,52 @@ def with_neighbours(
     return {pk: value + weight * best.get(pk, 0.0) for pk, value in scores.items()}
 
 
+def reordered_rows(
+    ids: Sequence[uuid.UUID], vector: Sequence[float]
+) -> tuple[dict[uuid.UUID, float], set[uuid.UUID]]:
+    """Of the candidates the learned ranker reorders: each one's cosine to the query (those with a vector)
+    and those whose content asks (a question mark). One statement, over at most ``ranker.REORDER_DEPTH`` rows."""
+    literal = "[" + ",".join(f"{v:.7f}" for v in vector) + "]"
+    with read_connection().cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT m.id,
+                   CASE WHEN m.embedding_dim = %s THEN 1.0 - ((m.embedding::vector(384)) <=> %s::vector(384)) END,
+                   m.content ~ %s
+            FROM memory_memory m WHERE m.id = ANY(%s::uuid[])
+            """,
+            [VECTOR_DIM, literal, "[" + "".join(ranker.QUESTION_MARKS) + "]", array_literal(ids)],
+        )
+        rows = cursor.fetchall()
+    return {pk: float(cosine) for pk, cosine, _ in rows if cosine is not None}, {
+        pk for pk, _, asks in rows if asks
+    }
+
+
 def learned_order(
     fused: dict[uuid.UUID, float],
     found: dict[str, list[tuple[uuid.UUID, float]]],
     links: CandidateLinks,
     windows: Sequence[Window],
+    vector: Sequence[float],
 ) -> dict[uuid.UUID, float]:
-    """The candidates reordered by the learned ranker (``memory.ranker``) over the hand fusion's scores
-    (``fused``), the channels' lists and what ``candidate_links`` read of each candidate."""
-    timed = [pk for pk, at in links.timestamps.items() if any(w.holds(at) for w in windows)]
+    """The hand fusion's best ``ranker.REORDER_DEPTH`` candidates reordered by the learned ranker
+    (``memory.ranker``), the rest after them in the hand fusion's order."""
+    if ranker.load() is None:
+        return fused
+    best = sorted(fused, key=lambda pk: (-fused[pk], str(pk)))[: ranker.REORDER_DEPTH]
+    cosines, asks = reordered_rows(best, vector)
     return ranker.rank(
         ranker.Candidates(
             fused=fused,
             text=[pk for pk, _ in found.get("text", [])],
             vector=found.get("vector", []),
-            cosines=links.cosines,
+            cosines=cosines,
             neighbours=links.next_pairs,
-            asks=links.asks,
+            asks=asks,
             named=links.named,
-            timed=timed,
+            timed=[pk for pk, at in links.timestamps.items() if any(w.holds(at) for w in windows)],
+            reorder=best,
         )
     )
 
@@ -651,11 +653,11 @@ def hybrid_rank(
     if scores:
         matched = {pk for name in ("text", "vector") for pk, _ in found.get(name, [])}
         windows = named_windows(query)
-        links = candidate_links(scores, matched, entities, timestamps=bool(windows), vector=vector)
+        links = candidate_links(scores, matched, entities, timestamps=bool(windows))
         scores = with_named_times(with_named_entities(scores, links.named), links.timestamps, windows)
         scores = with_neighbours(scores, links.next_pairs)
-        if found.get("vector"):  # without vectors, half the learned ranker's features are missing
-            scores = learned_order(scores, found, links, windows)
+        if vector is not None and found.get("vector"):  # without vectors, half its features are missing
+            scores = learned_order(scores, found, links, windows, vector)
     channels: dict[uuid.UUID, list[str]] = {}
     for name, scored in found.items():
         for pk, _ in scored:

@@ -78,6 +78,16 @@ def test_the_shipped_model_loads_and_says_what_it_was_trained_on():
     assert set(scores) == {"a", "b", "c", "d"} and all(0.0 < s < 1.0 for s in scores.values())
 
 
+def test_the_model_orders_the_candidates_given_and_the_rest_follow_in_the_fused_order():
+    model = ranker.load()
+    assert model is not None
+    candidates = _candidates(reorder=["c", "d"])
+    assert set(ranker.features(candidates)) == {"c", "d"}
+    scores = ranker.rank(candidates, model)
+    assert min(scores["c"], scores["d"]) > scores["a"] > scores["b"] > 0.0  # a and b: fused 2.0 and 1.0
+    assert scores["c"] == ranker.rank(_candidates(), model)["c"]  # its features do not depend on reorder
+
+
 def test_without_a_model_for_these_features_the_hand_fusion_stands(tmp_path, monkeypatch):
     other = tmp_path / "ranker.json"
     other.write_text(json.dumps({"features": ["fused", "length"], "mean": [0, 0], "scale": [1, 1]}))
@@ -135,6 +145,7 @@ def test_hybrid_rank_hands_the_ranker_what_the_database_holds(client, world, ali
         str(pk): pytest.approx(cos, abs=1e-6) for pk, cos in c.cosines.items()
     }
     assert as_str(c.text) <= {ask, say, other, unembedded} and not c.timed  # saved today, not in May 2023
+    assert c.reorder == sorted(c.fused, key=lambda pk: (-c.fused[pk], str(pk)))  # fewer than REORDER_DEPTH
     # The hits come in the ranker's order, scored by it.
     assert [h["score"] for h in body["hits"]] == sorted((h["score"] for h in body["hits"]), reverse=True)
     assert all(0.0 < h["score"] < 1.0 for h in body["hits"])
@@ -165,3 +176,20 @@ def test_without_vectors_the_hand_fusion_orders(client, world, alice, monkeypatc
         from memory.models import Memory
 
         assert not Memory.objects.filter(embedding__isnull=False).exists()
+
+
+def test_only_the_best_of_the_hand_fusion_are_reordered(client, world, alice, monkeypatch):
+    ids = [save_event(client, alice, f"Quokka {i}", f"Quokka sighting number {i}?") for i in range(4)]
+    archive(world, *ids)
+    monkeypatch.setattr(ranker, "REORDER_DEPTH", 2)
+    seen: list[ranker.Candidates] = []
+    real_rank = ranker.rank
+    monkeypatch.setattr(ranker, "rank", lambda c, model=None: seen.append(c) or real_rank(c, model))
+    hits = tool(client, alice, "search_memory", {"query": "quokka sighting"}).json()["hits"]
+    (c,) = seen
+    assert c.reorder is not None and len(c.reorder) == 2 and set(c.cosines) == set(c.reorder) == set(c.asks)
+    assert {h["event_id"] for h in hits[:2]} == {str(pk) for pk in c.reorder}
+    rest = [h for h in hits if h["event_id"] not in {str(pk) for pk in c.reorder}]
+    assert [h["event_id"] for h in rest] == [
+        str(pk) for pk in sorted(set(c.fused) - set(c.reorder), key=lambda pk: (-c.fused[pk], str(pk)))
+    ]

@@ -20,7 +20,7 @@ from memory.selectors.graph import surroundings
 from memory.selectors.search import VisibleSQL, scope_for_key, scoped_memories, visible_sql
 from memory.selectors.visibility import memories_visible
 from tests.conftest import add_person
-from tests.memory.helpers import ctx, save_event
+from tests.memory.helpers import archive, ctx, save_event
 
 
 def _sent(captured: CaptureQueriesContext) -> list[str]:
@@ -110,19 +110,23 @@ def test_a_search_takes_a_fixed_number_of_statements(world, alice):
     """An extra round trip per search is a red build (as a save's count is, test_write_throughput)."""
     from core.dispatch import tool_dispatch
 
-    def call(name: str, arguments: dict) -> None:
+    def call(name: str, arguments: dict) -> dict:
         outcome = tool_dispatch(secret=alice, name=name, arguments=arguments, surface="rest")
         assert outcome.ok, outcome.error
+        return outcome.output or {}
 
+    saved = []
     for i in range(3):
-        call(
-            "save_memory",
-            {
-                "summary": f"Dana moved the deploy {i}.",
-                "content": f"Dana moved the deploy to Friday {i}.",
-                "entities": [{"name": "Dana", "type": "person"}],
-                "tags": ["deploy"],
-            },
+        saved.append(
+            call(
+                "save_memory",
+                {
+                    "summary": f"Dana moved the deploy {i}.",
+                    "content": f"Dana moved the deploy to Friday {i}.",
+                    "entities": [{"name": "Dana", "type": "person"}],
+                    "tags": ["deploy"],
+                },
+            )
         )
     search = {"query": "when did Dana move the deploy", "top_k": 10}
     call("search_memory", search)
@@ -136,6 +140,14 @@ def test_a_search_takes_a_fixed_number_of_statements(world, alice):
     # gate commits asynchronously (one more).
     assert len(sent) == 20, "\n".join(sent)
     assert len([q for q in sent if "set_config('hnsw.ef_search'" in q]) == 1
+
+    # With vectors, the learned ranker reads the rows it reorders (their cosines, whether they ask): one more.
+    archive(world, *(str(r["event_id"]) for r in saved))
+    with CaptureQueriesContext(connection) as captured:
+        call("search_memory", search)
+    sent = _sent(captured)
+    assert len(sent) == 21, "\n".join(sent)
+    assert len([q for q in sent if "m.content ~" in q]) == 1
 
 
 def test_entities_in_reads_named_entities_and_their_renames_in_one_statement(client, world, alice):
