@@ -140,10 +140,9 @@ def test_hybrid_rank_hands_the_ranker_what_the_database_holds(client, world, ali
     assert as_str(c.asks) == {ask}
     assert as_str(c.named) == {ask, say}  # linked to Sam, whom the query names
     assert {(str(a), str(b)) for a, b in c.neighbours} == {(ask, say)}
-    assert as_str(c.cosines) == {ask, say, other}  # the memory without a vector has none
-    assert dict((str(pk), cos) for pk, cos in c.vector) == {
-        str(pk): pytest.approx(cos, abs=1e-6) for pk, cos in c.cosines.items()
-    }
+    assert as_str(c.cosines) == {ask, say, other}  # read exactly; the memory without a vector has none
+    # The vector channel (HNSW, approximate: on three rows it may return two) agrees where it answered.
+    assert c.vector and all(c.cosines[pk] == pytest.approx(cos, abs=1e-6) for pk, cos in c.vector)
     assert as_str(c.text) <= {ask, say, other, unembedded} and not c.timed  # saved today, not in May 2023
     assert c.reorder == sorted(c.fused, key=lambda pk: (-c.fused[pk], str(pk)))  # fewer than REORDER_DEPTH
     # The hits come in the ranker's order, scored by it.
