@@ -9,8 +9,8 @@ whose answers are known::
       ──> per candidate, the features of ``FEATURES``:
             fused         the hand fusion's score (boosts included)
             vector        the vector channel's score, min-max over its list (0 when it did not find it)
-            cosine_gap    the best candidate's cosine minus this one's (a memory no one embedded yet: the
-                          vector list's last cosine, the nearest it can be)
+            cosine_gap    the best candidate's cosine minus this one's (a memory no one embedded yet
+                          counts as the vector list's last cosine, the most it can be)
             named_time    it falls in a period the query names (as the boost reads it)
             text_rank     1 / (1 + its rank in the text channel), 0 when that channel did not find it
             vector_rank   the same in the vector channel
@@ -25,7 +25,8 @@ in the hand fusion's order, scored below them.
 
 Pure functions (no models, no database): ``hybrid_rank`` reads what the features need of the reordered
 candidates in one statement (``reordered_rows``: each one's cosine and whether its content asks; the
-rest comes from the channels and ``candidate_links``) and calls ``rank``. Without the vector channel (the embedder down) half the features are missing, so the hand
+rest comes from the channels and ``candidate_links``) and calls ``rank``. When the vector channel found
+nothing (the embedder down, or nothing in scope embedded yet) half the features are missing, so the hand
 fusion's order stands. The weights (``data/ranker.json``: features, mean, scale, weights, bias, and the
 card saying what they were trained on and how they scored) are written by ``bench/locomo/train_ranker.py``
 from ``bench.locomo.ablate --dump``; the features are defined here only, so training and search agree.
