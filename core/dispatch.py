@@ -33,8 +33,8 @@ from core.tenancy import current_tenant_or_none
 
 INTERNAL_CALL_ERROR = "internal error: the call was not completed and nothing was changed"
 LOCK_CONFLICT_ATTEMPTS = 3  # attempts in all for a call the database cancelled to break a deadlock
-T = TypeVar("T")
 LOCK_CONFLICT_PAUSE_S = 0.05  # the most a retry waits first (times the attempt), so two retries part
+T = TypeVar("T")
 
 
 class UnknownTool(NotFound):

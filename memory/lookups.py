@@ -32,6 +32,11 @@ def array_literal(values: Iterable[Any]) -> str:
     return "{" + ",".join(items) + "}"
 
 
+def vector_literal(values: Iterable[float]) -> str:
+    """pgvector's text form of a vector, ``[0.1234567,...]`` (seven decimals: a float32's precision)."""
+    return "[" + ",".join(f"{v:.7f}" for v in values) + "]"
+
+
 class AnyOf(Lookup[Any]):
     lookup_name = "any"
     prepare_rhs = False

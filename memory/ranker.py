@@ -70,7 +70,7 @@ class Candidates:
     fused: Mapping[Any, float]  # the hand fusion's score, every boost included: the candidates
     text: Sequence[Any]  # the text channel's order
     vector: Sequence[tuple[Any, float]]  # the vector channel's (id, cosine), nearest first
-    cosines: Mapping[Any, float]  # every candidate's cosine to the query that has a vector
+    cosines: Mapping[Any, float]  # cosines to the query of those with a vector (the search reads reorder's)
     neighbours: Iterable[tuple[Any, Any]]  # next links between two candidates
     asks: Iterable[Any]  # candidates whose content holds a question mark
     named: Iterable[Any]  # candidates linked to an entity the query names
@@ -179,8 +179,7 @@ def rank(c: Candidates, model: Model | None = None) -> dict[Any, float]:
     model = model or load()
     if model is None:
         return dict(c.fused)
-    slope, intercept = model.linear
-    out = {pk: sigmoid(intercept + sum(map(operator.mul, slope, row))) for pk, row in features(c).items()}
+    out = {pk: sigmoid(logit(model, row)) for pk, row in features(c).items()}
     floor = min(out.values(), default=1.0)
     for pk, fused in c.fused.items():
         if pk not in out:

@@ -16,6 +16,7 @@ from memory.embedding import EmbedderUnavailable, get_embedder
 from memory.graph import schema
 from memory.graph.store import GraphStore
 from memory.graph.validator import StartSpec
+from memory.lookups import vector_literal
 from memory.models import Entity, Memory, MemoryEntity, MemoryTag, Tag
 from memory.selectors.search import VECTOR_DIM, hybrid_rank
 
@@ -210,7 +211,7 @@ def _scoped_text(spec: StartSpec, scope: QuerySet[Memory], store: GraphStore, re
             cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
             cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(max(40, result.k * 4))])
         if embedder.dim == VECTOR_DIM:
-            literal = "[" + ",".join(f"{v:.7f}" for v in vector) + "]"
+            literal = vector_literal(vector)
             distance: Any = RawSQL("(memory_memory.embedding::vector(384)) <=> %s::vector(384)", [literal])
         else:
             distance = CosineDistance("embedding", vector)

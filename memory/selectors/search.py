@@ -26,7 +26,7 @@ from accounts.models import AccessKey, Member
 from core.dbrouting import read_connection
 from memory import ranker
 from memory.embedding import Embedder, EmbedderUnavailable, get_embedder
-from memory.lookups import array_literal
+from memory.lookups import array_literal, vector_literal
 from memory.models import Entity, Layer, LinkKind, Memory, Visibility
 from memory.selectors.visibility import memories_visible
 from memory.text import WORD, fold
@@ -297,7 +297,7 @@ def nearest_memories(
     ``configured``: this transaction's HNSW settings for ``depth`` were sent already (``term_weights``
     with ``vector_depth``).
     """
-    literal = "[" + ",".join(f"{v:.7f}" for v in vector) + "]"
+    literal = vector_literal(vector)
     visible = visible_sql(memories)
     with read_connection().cursor() as cursor:
         if not configured:
@@ -500,10 +500,13 @@ def with_named_times(
     boost = TIME_BOOST if boost is None else boost
     if not windows or not boost:
         return scores
-    return {
-        pk: value + boost * any(w.holds(timestamps[pk]) for w in windows) if pk in timestamps else value
-        for pk, value in scores.items()
-    }
+    timed = in_named_periods(timestamps, windows)
+    return {pk: value + boost * (pk in timed) for pk, value in scores.items()}
+
+
+def in_named_periods(timestamps: dict[uuid.UUID, datetime], windows: Sequence[Window]) -> set[uuid.UUID]:
+    """The memories (of ``timestamps``) whose timestamp falls in a period the query names."""
+    return {pk for pk, at in timestamps.items() if any(w.holds(at) for w in windows)}
 
 
 def with_neighbours(
@@ -531,7 +534,7 @@ def reordered_rows(
 ) -> tuple[dict[uuid.UUID, float], set[uuid.UUID]]:
     """Of the candidates the learned ranker reorders: each one's cosine to the query (those with a vector)
     and those whose content asks (a question mark). One statement, over at most ``ranker.REORDER_DEPTH`` rows."""
-    literal = "[" + ",".join(f"{v:.7f}" for v in vector) + "]"
+    literal = vector_literal(vector)
     with read_connection().cursor() as cursor:
         cursor.execute(
             """
@@ -557,7 +560,8 @@ def learned_order(
 ) -> dict[uuid.UUID, float]:
     """The hand fusion's best ``ranker.REORDER_DEPTH`` candidates reordered by the learned ranker
     (``memory.ranker``), the rest after them in the hand fusion's order."""
-    if ranker.load() is None:
+    model = ranker.load()
+    if model is None:
         return fused
     best = sorted(fused, key=lambda pk: (-fused[pk], str(pk)))[: ranker.REORDER_DEPTH]
     cosines, asks = reordered_rows(best, vector)
@@ -570,9 +574,10 @@ def learned_order(
             neighbours=links.next_pairs,
             asks=asks,
             named=links.named,
-            timed=[pk for pk, at in links.timestamps.items() if any(w.holds(at) for w in windows)],
+            timed=in_named_periods(links.timestamps, windows),
             reorder=best,
-        )
+        ),
+        model,
     )
 
 
