@@ -73,6 +73,17 @@ def _serve_process(match: list[str]) -> psutil.Process:
     raise AssertionError(f"no serve process with {match}")
 
 
+def _listening(base: str) -> bool:
+    """Whether a web node answers HTTP at all (``/healthz``: any status, an error one included)."""
+    try:
+        with urllib.request.urlopen(f"{base}/healthz", timeout=10):
+            return True
+    except urllib.error.HTTPError:
+        return True
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
 def _get(base: str, secret: str, path: str, query: dict[str, str]) -> dict[str, Any]:
     request = urllib.request.Request(
         f"{base}{path}?{urllib.parse.urlencode(query)}", headers={"Authorization": f"Bearer {secret}"}
@@ -181,6 +192,14 @@ def test_the_cluster_keeps_reads_writes_and_jobs_right_through_failures(committe
                     return not Memory.objects.filter(pk__in=acked, embedding__isnull=True).exists()
 
             wait_for(embedded, timeout=240, interval=1, what="every acknowledged save embedded")
+            # The supervisor restarts the killed web node after its back-off; on a slow machine its
+            # Django may still be starting when the saves are all embedded. Reads are asked of a node
+            # that serves again (the restart itself is what this waits for, with the log if it never comes).
+            for base in nodes:
+                try:
+                    wait_for(lambda base=base: _listening(base), timeout=120, interval=0.5, what=base)
+                except AssertionError as exc:
+                    raise AssertionError(f"{exc}: not serving again\n{log.read_text()[-4000:]}") from exc
 
             stop_standby(standby)
             try:
