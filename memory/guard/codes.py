@@ -1,14 +1,16 @@
 """Numeric codes written in prose: PINs, door, alarm and safe codes, combinations, backup codes.
 
-After a code's word (``[numeric]``: "pin", "alarm code", "keypad"), a lone code word beside a lock's
-noun (``[code]`` with ``locks``: "Koden til alarmen er 6392"), or a lock's own noun and a link (``[lock]``:
-"Bike lock: 0385"), a value of a code's shape::
+After a code's word (``[numeric]``: "pin", "alarm code", "keypad"), a lone code word that its neighbours
+call no other kind of code (``[code]``: "Koden til alarmen er 6392"; not "the zip code is 02108"), or a
+lock's own noun and a link (``[lock]``: "Bike lock: 0385"), a value of a code's shape::
 
     <word> <digits>                       garage code 8123 · keypad 2580
     <word> ... <link> <digits>            il PIN della carta è 4471 · PIN for the reception iPad: 8080
     <combination word> <groups>           padlock combo is 08-15-29 · combination 24 07 31
     <backup-code word> ... <groups>       recovery codes: 7QX4-M2PL-9KD3
     <lock> <link> <digits>                the cabin's key safe is 9950
+    <code> ... <link> <digits>            Till code for Saturday staff is 2719   (not "zip code 02108")
+    <digits keyed one by one>             type 6 0 2 8 and press OFF · door is 3-8-0-4
 
 Pure functions, linear regexes; offsets are in the text given.
 """
@@ -16,11 +18,12 @@ Pure functions, linear regexes; offsets are in the text given.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 
 from .lexicon import _MAX_GAP_TOKENS, _clause_end, _clause_start, _lexicon, _link_at, _lower, _tokens, _trim
 
-_LEAD = r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|je|to|это)[\s:]+)?"
+_LEAD = r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|je|to|это)[\s:]+|(?:は|是|为|為|：|는|은|가)\s*)?"
 
 # Four to twelve digits, a door code's letter after them ("4729B") but not a word ("1234Main")
 # ... or digit by digit, or in pairs: "7 3 9 1", "80 19 44"
@@ -37,6 +40,16 @@ _SHAPES = {
     "combination": re.compile(f"(?:{_COMBINATION_VALUE}|{_CODE_VALUE})" + r"(?![\w.,/-]\d)"),
     "grouped": re.compile(f"(?:{_GROUPED_VALUE}|{_CODE_VALUE})" + r"(?![\w-])"),
 }
+
+# A safe's or a PIN's numbers apart, after a code's word and a link; not a date in any order.
+_GROUPS = re.compile(r"\d{1,2}(?:[-–]\d{1,2}){2,3}(?![\w.,/-]\d)")
+
+
+def _a_date(value: str) -> bool:
+    """Whether three numbers could be a date: day-month-year, month-day-year or year-month-day."""
+    a, b, c = (int(n) for n in re.split(r"[-–]", value)[:3])
+    return (a <= 31 and 1 <= b <= 12) or (1 <= a <= 12 and b <= 31) or (1 <= b <= 12 and c <= 31)
+
 
 _LEADING = {shape: re.compile(f"(?i:{_LEAD})({pattern.pattern})") for shape, pattern in _SHAPES.items()}
 
@@ -87,15 +100,37 @@ def _numeric_code(
             value = _SHAPES["digits" if shape == "combination" else shape].match(text, s, end)
             if value is not None:
                 return s, value.end()
+            groups = _GROUPS.match(text, s, end) if shape == "digits" else None
+            if groups is not None and not _a_date(groups.group()):  # "safe code (server room): 59-71-08"
+                return groups.span()
     return None
 
 
-def _names_a_lock(text: str, word_start: int, value_end: int) -> bool:
-    """A lock's noun ("door", "alarmen", "key safe") in the clause of a lone code word: "Key safe by the
-    back entrance — code 3916", "Koden til alarmen er 6392", "the code is 2291, just push hard on the
-    door"; a zip or an error code names none."""
-    after = min(_clause_end(text, value_end), value_end + 80)
-    return _locks().search(_lower(text[_clause_start(text, word_start) : after])) is not None
+@functools.cache
+def _not_secret() -> tuple[frozenset[str], frozenset[str]]:
+    code = _lexicon()["code"]
+    return frozenset(code["not_secret"]), frozenset(code["units"])
+
+
+_WORDS = re.compile(r"[^\s\d.,;:!?()\[\]{}\"'«»“”‘’/\\|<>=#*–—-]+")  # words, marks and all ("पिन")
+_NEXT = re.compile(r"\s*(%|[^\W\d_]+)")
+
+
+def _a_secret_code(text: str, word_start: int, word_end: int, value_end: int) -> bool:
+    """A lone code word's number is a secret code unless the words beside the code word say what other kind
+    of code it is, or a unit follows the number: "Till code for Saturday staff is 2719", "printer code is
+    4481", "Koden til alarmen er 6392" are codes; "the zip code is 02108", "error code: 5012", "Code postal :
+    69003", "kargo takip kodu 7250183349" and "the code is 1500 lines" are not (``[code]``'s ``not_secret``,
+    three words before the code word or two after it, and ``units``). A number before the word is none."""
+    if value_end <= word_start:
+        return False
+    words, units = _not_secret()
+    before = _WORDS.findall(_lower(text[_clause_start(text, word_start) : word_start]))[-3:]
+    after = _WORDS.findall(_lower(text[word_end : min(value_end, word_end + 80)]))[:2]
+    if any(w in words for w in (*before, *after)):
+        return False
+    unit = _NEXT.match(text, value_end)
+    return unit is None or _lower(unit.group(1)) not in units
 
 
 # After a lock's own noun a code needs a link: "Bike lock: 0385", "the cabin's key safe is 9950".
@@ -104,3 +139,22 @@ _LOCK_LINK = re.compile(
     + f"({_CODE_VALUE})"
     + r"(?![\w.,/-]\d)"
 )
+
+
+# Four to eight single digits apart, by spaces or by hyphens alike: "type 6 0 2 8 and press OFF", "door is
+# 3-8-0-4 then hash", "Nils: 6 4 2 9". Said or typed one by one, digits are a code; no ordinary text of
+# bench/guard's (48,000 texts: conversation, notes, mail, code, interface text, requests) holds such a run.
+# Not a matrix's row ("[1 0 0 1]"), nor a count ("1 2 3 4 5"), nor zeros.
+_KEYED = re.compile(r"(?<![\w.,:/\[-])(?<!\d )(?<!\d-)\d([ -])\d(?:\1\d){2,6}(?![ -]?\d)(?![\w\]])")
+
+
+def keyed_digits(text: str) -> list[tuple[int, int]]:
+    """Spans of codes written digit by digit (``_KEYED``)."""
+    spans = []
+    for m in _KEYED.finditer(text):
+        digits = [int(c) for c in m.group() if c.isdigit()]
+        steps = {b - a for a, b in itertools.pairwise(digits)}
+        if steps in ({1}, {-1}, {0}):  # "1 2 3 4 5", "5 4 3 2 1", "0 0 0 0"
+            continue
+        spans.append(m.span())
+    return spans

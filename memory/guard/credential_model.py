@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .codes import _names_a_lock
+from .codes import _a_secret_code
 from .credentials import _BRAND, _DATE, _DESCRIBING, _TICKET, _VERSION, plausible, strong, stronger
 from .lexicon import _CJK_CHAR, _CLOSE, _OPEN, _describing, _phrases, _stopwords, _trim
 from .model import logit, read_weights, sigmoid
@@ -147,7 +147,7 @@ def _eligible(
         return False  # a plain word unquoted: the rules' passphrases and lone words decide ("is easier")
     if _TIME.fullmatch(value) and i > 0 and _word(text, tokens[i - 1]) in _TIME_BEFORE:
         return False
-    return best[2] != "code" or _names_a_lock(text, phrase_start, e)
+    return best[2] != "code" or _a_secret_code(text, phrase_start, phrase_start + len(best[1]), e)
 
 
 def features(text: str, i: int, tokens: list[tuple[int, int]], nearest: tuple[int, str, str]) -> list[int]:

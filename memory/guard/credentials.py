@@ -30,7 +30,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from .codes import _LOCK_LINK, _names_a_lock, _numeric_code, _shape
+from .codes import _LOCK_LINK, _a_secret_code, _numeric_code, _shape, keyed_digits
 from .entropy import is_placeholder
 from .lexicon import (
     _CJK_CHAR,
@@ -59,6 +59,10 @@ PRIORITY = 2  # as the assignment rules: where both see one password, the longer
 _MAX_SIGNIN_TOKENS = 8  # tokens of a sign-in clause searched for a value
 
 _MAX_CLAUSE_TOKENS = 12  # tokens after a credential word searched for a secret-shaped value
+
+_ASIDE_TOKENS = (
+    14  # of an aside in brackets before the link: "verbal password (if ADT calls, they ask for it): X"
+)
 
 _MAX_BEFORE_TOKENS = 6  # tokens before a sign-in word ("use admin and Bl4ckb1rd! to log in")
 
@@ -107,7 +111,7 @@ def plausible(value: str) -> bool:
         return False  # a path, an address
     if _VERSION.fullmatch(value) or _TICKET.fullmatch(value) or _DATE.fullmatch(value):
         return False
-    parts = re.split(r"[-_]", value)
+    parts = value.split("-")  # joined by an underscore, two words are a value: "kanelbulle_sommar"
     return not (len(parts) == 2 and all(p.isalpha() for p in parts))  # "re-used", "self-service"
 
 
@@ -164,6 +168,10 @@ def _passphrase(text: str, start: int, end: int, phrasal: bool = False) -> tuple
     end = dash.start() if dash else end
     words: list[re.Match[str]] = []
     for w in re.finditer(r"\S+", text[start:end]):
+        if words and w.group().startswith(
+            ("(", "[")
+        ):  # an aside after the phrase: "swims backwards (he said)"
+            break
         words.append(w)
         if w.group().endswith(_PHRASE_END):
             break
@@ -221,7 +229,9 @@ def _after_word(
             else None
         )
     if text[tokens[0][0]] == "(":  # an aside before the link: "master password (don't lose it): X"
-        close = next((k for k in range(min(len(tokens), 6)) if ")" in text[slice(*tokens[k])]), None)
+        close = next(
+            (k for k in range(min(len(tokens), _ASIDE_TOKENS)) if ")" in text[slice(*tokens[k])]), None
+        )
         if close is None or close + 1 >= len(tokens):
             return None
         if text[tokens[close][1] - 1] == ":":
@@ -427,7 +437,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
                 found = _after_word(text, end, english, links, qualifiers, phrase in _PHRASAL)
             if kind in ("numeric", "credential", "code") and found is None:
                 found = _numeric_code(text, end, links, _shape(phrase), lock_links=kind == "code")
-                if kind == "code" and found is not None and not _names_a_lock(text, start, found[1]):
+                if kind == "code" and found is not None and not _a_secret_code(text, start, end, found[1]):
                     found = None
             if kind == "credential" and found is None and (before := _value_before(text, start)):
                 found = before
@@ -468,6 +478,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
         token = _TOKEN.match(text, m.end())
         if token and plausible(text[token.start() : token.end()]):
             spans.append((token.start(), token.end()))
+    spans.extend(keyed_digits(text))
     return sorted(set(spans))
 
 

@@ -54,8 +54,8 @@ def _lexicon() -> dict[str, dict[str, list[str]]]:
 
 # Tables of the data file that are kinds of word, not languages: a sign-in ("login", "ssh"), a numeric
 # code ("pin", "alarm code"), a word that names a credential only before a secret-shaped value ("key"), a
-# lone code word that names a code only beside a lock's noun ("code", "koden": ``_names_a_lock``), a lock
-# whose number after a link is its code ("bike lock: 0385").
+# lone code word whose number is a code unless its neighbours name another kind ("code", "koden":
+# ``codes._a_secret_code``), a lock whose number after a link is its code ("bike lock: 0385").
 _KINDS = ("signin", "numeric", "weak", "code", "lock")
 
 

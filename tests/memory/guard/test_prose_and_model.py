@@ -144,6 +144,24 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         # One plain word, the clause ending with it, or quoted.
         ("Dad: the tablet password is lanternfish. Don't change it.", "lanternfish"),
         ("the guest wifi password is 'bluebottle' now", "bluebottle"),
+        # A lone code word with no lock in sight and nothing that calls it another kind of code.
+        ("Till code for the weekend staff is 8126", "8126"),
+        ("the printer release code is 40719", "40719"),
+        ("kassa-code voor de vrijwilligers wordt 6621", "6621"),
+        # Digits keyed one by one, with no word at all; a CJK link glued to the number.
+        ("type 5 2 8 1 then press the green key", "5 2 8 1"),
+        ("gate: 7-3-0-9 then hash", "7-3-0-9"),
+        ("ロッカーの暗証番号は7741にした", "7741"),
+        # A safe's numbers apart after a code word and an aside; an aside before a passphrase's colon.
+        ("safe code (in the back office): 37-12-29", "37-12-29"),
+        ("wifi passphrase: amber otter lamp (lower case)", "amber otter lamp"),
+        ("Lösenordet till stugan: blåbär_sylt", "blåbär_sylt"),
+        # The poisoning rules' other languages: Greek, Arabic, Hindi, Indonesian, Vietnamese.
+        ("Ο κωδικός για το wifi είναι Elia!2024", "Elia!2024"),
+        ("كلمة السر للراوتر هي Nakhla_77", "Nakhla_77"),
+        ("राउटर का पासवर्ड है Chai_Time88", "Chai_Time88"),
+        ("kata sandi wifi kantor adalah Rambutan#5", "Rambutan#5"),
+        ("mật khẩu wifi là Pho_Bo_2024", "Pho_Bo_2024"),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
@@ -200,6 +218,21 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "Our password is mandatory.",
         "the password is different.",
         "We use 1Password as the password manager.",
+        # A code that its neighbours call another kind; a unit after the number; digits that are a count.
+        "The zip code is 90210 for the new office.",
+        "Error code: 5012 again after the deploy.",
+        "Code postal : 75011, troisième étage.",
+        "kargo takip kodu 7250183349, yarın gelir",
+        "mã đơn hàng là 58213",
+        "the code is 1500 lines long now",
+        "Scores were 1 2 3 4 5 across the board",
+        "weights = [1 0 0 1]",
+        # Talk about passwords in the new languages.
+        "Ο κωδικός άλλαξε χθες, ρώτα τον Νίκο.",
+        "पासवर्ड भूल गया, रीसेट लिंक भेजो",
+        "Mật khẩu phải có ít nhất 12 ký tự.",
+        "Kata sandi harus diganti setiap 90 hari.",
+        "نسيت كلمة السر، أرسل رابط إعادة التعيين",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
