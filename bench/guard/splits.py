@@ -384,7 +384,7 @@ PROSE_SETS = (
     ),
     (
         "heldout11",
-        "session 34: written by a fourth helper that never read the rules, after the first change, never read: **blind**",
+        "session 34: written by a fourth helper that never read the rules, after the first change; blind until session 38 read it",
     ),
     (
         "heldout12",
@@ -404,12 +404,16 @@ PROSE_SETS = (
     ),
     (
         "heldout16",
-        "session 34: the whole range, written by a helper that never read the rules, after every change but the last retraining, never read: **blind**",
+        "session 34: the whole range, written by a helper that never read the rules, after every change but the last retraining; blind until session 38 read it",
+    ),
+    (
+        "heldout17",
+        "session 38: the whole range in 20 languages, written by a helper that never read the rules, before session 38's changes; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout11", "heldout16")
+BLIND_PROSE = ("heldout17",)
 
 
 def credential_notes() -> list[Item]:
@@ -420,6 +424,7 @@ def credential_notes() -> list[Item]:
     return [
         Item("notes-credentials", row["text"], row["text"], False, name)
         for name in PROSE_SET_NAMES
+        if name not in BLIND_PROSE  # a blind set's notes stay out of every training
         for row in prose_credentials(name)
         if row["label"] == "benign"
     ]

@@ -179,7 +179,7 @@ def _train(args: argparse.Namespace, started: float) -> int:
         "threshold_rule": "the lowest at which the left-out sets' ordinary notes the rules leave alone are altered at most target_fp of the time, pooled, and no ordinary text of the validation side is",
         "left_out": per_set,
         "provenance": {
-            "prose sets": "bench/guard/data/prose_credentials_*.jsonl, written for this bench (sessions 27-34; heldout8-11 by helpers that never read the rules)",
+            "prose sets": "bench/guard/data/prose_credentials_*.jsonl, written for this bench (sessions 27-38; heldout8-17 by helpers that never read the rules)",
             "ordinary": "as bench/guard/train.py's card: LoCoMo (snap-research), BIPIA and NotInject (MIT), gitleaks' strings (MIT), Django 5.2's source and catalogues (BSD-3-Clause)",
         },
     }

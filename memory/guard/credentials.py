@@ -285,7 +285,7 @@ def _value(
     quoted = _quoted(text, start)
     if quoted is not None:
         value = text[quoted[0] : quoted[1]]
-        if " " in value.strip() or plausible(value) or (english and _a_name(value)):
+        if " " in value.strip() or plausible(value) or (english and _a_name(value)) or _cjk_numbered(value):
             return quoted  # "the password is 'bluefalcon'": quotes make a word a value
         return None
     for k in range(j, len(tokens)):
@@ -301,6 +301,11 @@ def _value(
     if english and linked:
         return _passphrase(text, s, clause_end, phrasal)
     return None
+
+
+def _cjk_numbered(value: str) -> bool:
+    """CJK letters with digits, quoted after a link: "パスワードは「さくら並木2023」です" (unquoted, "第3章" is talk)."""
+    return len(value) >= 4 and _CJK_CHAR.search(value) is not None and any(c.isdigit() for c in value)
 
 
 # A describing word, not a name: "the password is mandatory / compromised / predictable / secure"

@@ -434,7 +434,7 @@ def test_the_model_reads_leetspeak_and_look_alike_letters_as_the_words_they_hide
 @pytest.mark.parametrize(
     "text, secret",
     [
-        ("She texted the Netflix login, it's maple.syrup.42", "maple.syrup.42"),
+        ("Disney login is now cedar.lake.2024", "cedar.lake.2024"),
         ("locker room keypad takes 58204", "58204"),
         ("the tills: manager key is 60313", "60313"),
         ("wifi upstairs is now Pebble_Stone_4", "Pebble_Stone_4"),
