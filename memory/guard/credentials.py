@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 from collections.abc import Iterator
 
@@ -334,10 +335,10 @@ _PHRASAL = frozenset(
 
 _BRAND = re.compile(r"\d[A-Za-z]+")  # "1Password", "7Zip": a name, not a password further along a clause
 
-# A value before "as the password": 'I went with "purple elephant dances slowly" as the passphrase',
-# "J'ai mis Château-Lune84 comme mot de passe".
+# A value before "as the password" or "is the password": 'I went with "purple elephant dances slowly" as the
+# passphrase', "J'ai mis Château-Lune84 comme mot de passe", "Marzipan77 is the password for the guest account".
 _BEFORE_AS = re.compile(
-    r"""(?:["“‘']([^"”’'\n]{3,64})["”’']|(?<!\S)(\S{6,64}))\s+(?:as|comme|como|als|come)\s+"""
+    r"""(?:["“‘']([^"”’'\n]{3,64})["”’']|(?<!\S)(\S{6,64}))\s+(?:as|comme|como|als|come|is|was)\s+"""
     r"(?:(?:the|my|our|a|his|her|their|its|new|le|la|mon|ma|son|el|mi|su|o|meu|minha|das|mein|meine|il|"
     r"mio|mia|het|mijn)\s+){0,2}\Z",
     re.IGNORECASE,
@@ -484,7 +485,63 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
         if token and plausible(text[token.start() : token.end()]):
             spans.append((token.start(), token.end()))
     spans.extend(keyed_digits(text))
+    spans.extend(chat_answers(text))
     return sorted(set(spans))
+
+
+# A chat's question that names a credential or a code, and the next speaker's answer:
+#   "Pierre : tu as le code de l'alarme ?" / "Julie : oui, 8830, et tu appuies sur OFF"
+#   "Дима: какой пароль от роутера?" / "Оля: kotik_na_kryshe"
+_SPEAKER = re.compile(r"[ \t]*(?:\[[^\]\n]{1,20}\][ \t]*)?([^\s:：?][^:：?\n]{0,23}?)[ \t]*[:：][ \t]*")
+_FILLER = re.compile(
+    r"(?i:(?:yeah|yes|yep|yup|sure|ok|okay|oh|it's|its|it is|oui|c'est|ja|jo|sí|si|sim|tak|да|ага|evet|"
+    r"ναι|نعم|हाँ|ya|iya|vâng|ừ|네|はい|是|就是|嗯)\b[ \t,.:—–-]*)+|[是：:][ \t]*"
+)
+
+
+def chat_answers(text: str) -> list[tuple[int, int]]:
+    """The answer, on the next speaker's line, to a question that names a credential or a code: digits of
+    a code (three or more), or a value that ``plausible`` takes and that has a digit, a symbol or an
+    underscore ("kotik_na_kryshe"; "same email as always" is no value). The question's code word must not
+    be another kind of code ("what's the zip code?")."""
+    if "\n" not in text or not any(q in text for q in "?？"):
+        return []
+    lines = [(m.start(), m.group()) for m in re.finditer(r"[^\n]+", text)]
+    spans = []
+    for (_, question), (start, answer) in itertools.pairwise(lines):
+        asked, said = _SPEAKER.match(question), _SPEAKER.match(answer)
+        if (
+            asked is None
+            or said is None
+            or asked.group(1) == said.group(1)
+            or not any(q in question for q in "?？")
+        ):
+            continue
+        named = [
+            (a, b, kind)
+            for a, b, _, kind in _phrases(question)
+            if kind in ("credential", "numeric", "lock", "signin")
+            or (kind == "code" and _a_secret_code(question, a, b, len(question)))
+        ]
+        if not named:
+            continue
+        at = said.end()
+        filler = _FILLER.match(answer, at)
+        at = filler.end() if filler else at
+        token = _TOKEN.match(answer, at)
+        if token is None:
+            continue
+        s, e = _trim(answer, token.start(), token.end())
+        value = answer[s:e].rstrip(",")
+        e = s + len(value)
+        keyed = keyed_digits(answer[s:])
+        if keyed and keyed[0][0] == 0:
+            spans.append((start + s, start + s + keyed[0][1]))
+        elif (value.isdigit() and 3 <= len(value) <= 12) or (
+            plausible(value) and any(not c.isalpha() for c in value)
+        ):
+            spans.append((start + s, start + e))
+    return spans
 
 
 # A token that meets a password policy on its own: upper and lower case, a digit and a symbol, 8 to 40

@@ -162,6 +162,13 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("राउटर का पासवर्ड है Chai_Time88", "Chai_Time88"),
         ("kata sandi wifi kantor adalah Rambutan#5", "Rambutan#5"),
         ("mật khẩu wifi là Pho_Bo_2024", "Pho_Bo_2024"),
+        # A chat's question naming a credential or a code, and the next speaker's answer; a value before
+        # "is the password"; a common typo of the word.
+        ("Tom: what's the gate code again?\nAnna: yeah 5829, then push", "5829"),
+        ("Lea: c'est quoi le mot de passe du wifi ?\nMax : Tournesol_88", "Tournesol_88"),
+        ("王芳：储物柜密码多少？\n刘洋：3381，别告诉别人", "3381"),
+        ("Kestrel44 is the password for the shared iPad", "Kestrel44"),
+        ("passwrod for the printer is Teal&Mango", "Teal&Mango"),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
@@ -233,6 +240,11 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "Mật khẩu phải có ít nhất 12 ký tự.",
         "Kata sandi harus diganti setiap 90 hari.",
         "نسيت كلمة السر، أرسل رابط إعادة التعيين",
+        # A chat's answer that is no value, or to a question about another kind of code.
+        "Ann: what's the wifi password?\nBob: it's on the fridge",
+        "Ann: what's the zip code for the office?\nBob: 02108",
+        "me: what's the HBO login again?\nSam: same email as always",
+        "Ann: did you change the password?\nBob: yes, yesterday",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
