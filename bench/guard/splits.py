@@ -408,12 +408,16 @@ PROSE_SETS = (
     ),
     (
         "heldout17",
-        "session 38: the whole range in 20 languages, written by a helper that never read the rules, before session 38's changes; never read: **blind**",
+        "session 38: the whole range in 20 languages, written by a helper that never read the rules, before session 38's changes; measured once by 9296cb0, then read",
+    ),
+    (
+        "heldout18",
+        "session 38: the whole range in 23 languages, written by another helper that never read the rules, after 9296cb0; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout17",)
+BLIND_PROSE = ("heldout18",)
 
 
 def credential_notes() -> list[Item]:
