@@ -27,7 +27,7 @@ _LEAD = r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|je|to
 
 # Four to twelve digits, a door code's letter after them ("4729B") but not a word ("1234Main")
 # ... or digit by digit, or in pairs: "7 3 9 1", "80 19 44"
-_CODE_VALUE = r"\d{4,12}(?:[A-Z](?![A-Za-z]))?|\d(?: \d){3,7}(?! ?\d)|\d\d(?: \d\d){2,3}(?! ?\d)"
+_CODE_VALUE = r"\*?\d{4,12}(?:[A-Z](?![A-Za-z]))?|\d(?: \d){3,7}(?! ?\d)|\d\d(?: \d\d){2,3}(?! ?\d)"
 
 # A lock's combination is often numbers apart: "combo: 14-32-07", "combination 24 07 31" (its word only).
 _COMBINATION_VALUE = r"\d{1,2}(?:[-–]\d{1,2}){2,3}|\d\d(?: \d\d){2,3}"
@@ -35,8 +35,12 @@ _COMBINATION_VALUE = r"\d{1,2}(?:[-–]\d{1,2}){2,3}|\d\d(?: \d\d){2,3}"
 # Backup and recovery codes come in groups: "7QX4-M2PL-9KD3", "52918 30467" (their words only).
 _GROUPED_VALUE = r"(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6}){1,7}|\d{4,6}(?: \d{4,6}){1,7}"
 
+# A one-time code is six digits, often in two threes: "verification code 418 207".
+_OTP_VALUE = r"\d{3}[ -]\d{3}"
+
 _SHAPES = {
     "digits": re.compile(f"(?:{_CODE_VALUE})" + r"(?![\w.,/-]\d)"),
+    "otp": re.compile(f"(?:{_OTP_VALUE}|{_CODE_VALUE})" + r"(?![\w.,/-]\d)"),
     "combination": re.compile(f"(?:{_COMBINATION_VALUE}|{_CODE_VALUE})" + r"(?![\w.,/-]\d)"),
     "grouped": re.compile(f"(?:{_GROUPED_VALUE}|{_CODE_VALUE})" + r"(?![\w-])"),
 }
@@ -59,10 +63,21 @@ COMBINATION_WORDS = frozenset(
 
 RECOVERY_WORDS = frozenset({"backup code", "backup codes", "recovery code", "recovery codes"})
 
+ONE_TIME_WORDS = frozenset(
+    {"otp", "one-time code", "one time code", "verification code", "2fa code", "sms code", "login code",
+     "security code"}
+)  # fmt: skip
+
 
 def _shape(phrase: str) -> str:
     return (
-        "combination" if phrase in COMBINATION_WORDS else "grouped" if phrase in RECOVERY_WORDS else "digits"
+        "combination"
+        if phrase in COMBINATION_WORDS
+        else "grouped"
+        if phrase in RECOVERY_WORDS
+        else "otp"
+        if phrase in ONE_TIME_WORDS
+        else "digits"
     )
 
 
@@ -157,4 +172,50 @@ def keyed_digits(text: str) -> list[tuple[int, int]]:
         if steps in ({1}, {-1}, {0}):  # "1 2 3 4 5", "5 4 3 2 1", "0 0 0 0"
             continue
         spans.append(m.span())
+    return spans
+
+
+@functools.cache
+def _number_words() -> dict[str, int]:
+    """Each language's words for the digits (``data/number_words.toml``), word -> digit."""
+    import tomllib
+    from pathlib import Path
+
+    with (Path(__file__).resolve().parent / "data" / "number_words.toml").open("rb") as handle:
+        tables = tomllib.load(handle)
+    return {
+        word: digit
+        for table in tables.values()
+        for digit, words in enumerate(table["digits"])
+        for word in words
+    }
+
+
+_SPOKEN_TOKEN = re.compile(r"[^\s\d,،、…–—.!?;:()\[\]{}\"“”«»/-]+")  # a word, its marks too ("सात")
+_SPOKEN_GAP = re.compile(r"[\s,،、…–—-]*")
+
+
+def spoken_digits(text: str) -> list[tuple[int, int]]:
+    """Spans of codes said digit by digit in words, four or more apart by spaces, commas or dashes only
+    ("deux, huit, zéro, cinq", "four seven seven two", "सात, तीन, एक, नौ"); not a count ("one, two, three,
+    four") nor one digit repeated."""
+    words = _number_words()
+    spans = []
+    run: list[tuple[int, int, int]] = []  # (start, end, digit)
+
+    def close() -> None:
+        digits = [d for _, _, d in run]
+        steps = {b - a for a, b in itertools.pairwise(digits)}
+        if len(run) >= 4 and steps not in ({1}, {-1}, {0}):
+            spans.append((run[0][0], run[-1][1]))
+        run.clear()
+
+    for m in _SPOKEN_TOKEN.finditer(text):
+        digit = words.get(m.group().lower())
+        joined = bool(run) and _SPOKEN_GAP.fullmatch(text, run[-1][1], m.start()) is not None
+        if digit is None or (run and not joined):
+            close()
+        if digit is not None:
+            run.append((m.start(), m.end(), digit))
+    close()
     return spans

@@ -31,7 +31,7 @@ import itertools
 import re
 from collections.abc import Iterator
 
-from .codes import _LOCK_LINK, _a_secret_code, _numeric_code, _shape, keyed_digits
+from .codes import _LOCK_LINK, _a_secret_code, _numeric_code, _shape, keyed_digits, spoken_digits
 from .entropy import is_placeholder
 from .lexicon import (
     _CJK_CHAR,
@@ -485,6 +485,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
         if token and plausible(text[token.start() : token.end()]):
             spans.append((token.start(), token.end()))
     spans.extend(keyed_digits(text))
+    spans.extend(spoken_digits(text))
     spans.extend(chat_answers(text))
     return sorted(set(spans))
 

@@ -169,6 +169,11 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("王芳：储物柜密码多少？\n刘洋：3381，别告诉别人", "3381"),
         ("Kestrel44 is the password for the shared iPad", "Kestrel44"),
         ("passwrod for the printer is Teal&Mango", "Teal&Mango"),
+        # A code said aloud, digit by digit in words; a one-time code in two threes; a keypad's star.
+        ("the shed code is, um, six two nine four, and the key's inside", "six two nine four"),
+        ("le code du portail : trois, sept, zéro, deux", "trois, sept, zéro, deux"),
+        ("SMS code 552 981, it expires in five minutes", "552 981"),
+        ("gate keypad: *4417# then wait", "4417"),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
@@ -245,6 +250,9 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "Ann: what's the zip code for the office?\nBob: 02108",
         "me: what's the HBO login again?\nSam: same email as always",
         "Ann: did you change the password?\nBob: yes, yesterday",
+        # Numbers in words that are a count, or one digit said again.
+        "one, two, three, four, and we all jump in",
+        "She said no, no, no, no to the whole plan.",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
