@@ -412,12 +412,16 @@ PROSE_SETS = (
     ),
     (
         "heldout18",
-        "session 38: the whole range in 23 languages, written by another helper that never read the rules, after 9296cb0; never read: **blind**",
+        "session 38: the whole range in 23 languages, written by another helper that never read the rules, after 9296cb0; measured once by 2256584, then read",
+    ),
+    (
+        "heldout19",
+        "session 38: the whole range in 23 languages, written by a third helper that never read the rules, after 2256584; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout18",)
+BLIND_PROSE = ("heldout19",)
 
 
 def credential_notes() -> list[Item]:
