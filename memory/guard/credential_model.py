@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .codes import _a_secret_code
+from .codes import _a_secret_code, _not_secret
 from .credentials import _BRAND, _DATE, _DESCRIBING, _TICKET, _VERSION, plausible, strong, stronger
 from .lexicon import _CJK_CHAR, _CLOSE, _OPEN, _describing, _phrases, _stopwords, _trim
 from .model import logit, read_weights, sigmoid
@@ -131,6 +131,18 @@ _TIME_BEFORE = frozenset({"from", "at", "until", "till", "by", "before", "after"
                           "bis", "à", "dès", "jusqu'à", "a", "às", "alle", "om", "kl", "kl."})  # fmt: skip
 
 
+# A Wi-Fi network's name by its band or role: "Hendersons_5G", "BTHub-5GHz", "Office-Guest".
+_NETWORK = re.compile(r"[\w-]+[-_ ](?:5G|5g|2G|2\.4G|5GHz|2\.4GHz|EXT|Ext|Guest|guest|GUEST)")
+
+# Words that name what follows: a network, a device ("the Wi-Fi is called 'Oakbarn_Events'"), in the lexicons'
+# languages; a password is never introduced so.
+_NAMING = frozenset({"called", "named", "ssid", "network", "netzwerk", "heißt", "réseau", "s'appelle", "appelé",
+                     "red", "llama", "rete", "chiama", "rede", "chama", "netwerk", "heet", "nätverk", "nätverket",
+                     "heter", "nettverk", "nettverket", "netværk", "hedder", "sieć", "nazywa", "síť", "jmenuje",
+                     "сеть", "называется", "мережа", "називається", "ağ", "adı", "δίκτυο", "λέγεται", "jaringan",
+                     "bernama", "mạng", "tên", "नेटवर्क", "الشبكة", "اسم"})  # fmt: skip
+
+
 def _eligible(
     text: str, tokens: list[tuple[int, int]], i: int, best: tuple[int, str, str], phrase_start: int
 ) -> bool:
@@ -147,6 +159,10 @@ def _eligible(
         return False  # a plain word unquoted: the rules' passphrases and lone words decide ("is easier")
     if _TIME.fullmatch(value) and i > 0 and _word(text, tokens[i - 1]) in _TIME_BEFORE:
         return False
+    if any(_word(text, tokens[k]) in _NAMING for k in range(max(0, i - 2), i)) or _NETWORK.fullmatch(value):
+        return False  # a network's or a device's name: "the Wi-Fi is called 'Oakbarn_Events'", "xiaomi_5G"
+    if i > 0 and _word(text, tokens[i - 1]) in _not_secret()[0]:
+        return False  # what names another kind of number: "PO 4500182233", "order 88123"
     return best[2] != "code" or _a_secret_code(text, phrase_start, phrase_start + len(best[1]), e)
 
 

@@ -143,8 +143,10 @@ def stronger(value: str, known: bool | None = None) -> bool:
         return False
     if not value[0].isalnum() or any(c in value for c in ":=%") or _VARIABLE.search(value):
         return False  # "key:value", "name=value", "$VAR", ":token": config and code, the other layers' share
-    if _RECORD_JOIN.search(value) or _WORDS_COMMA.fullmatch(value):
-        return False  # a record's fields joined by pipes; two words and a comma with its space missing
+    if _RECORD_JOIN.search(value) or _WORDS_COMMA.fullmatch(value) or _BRAND.fullmatch(value):
+        return (
+            False  # a record's fields joined by pipes; two words and a comma with its space missing; a brand
+        )
     mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
     symbol = any(not c.isalnum() and c not in "-_." for c in value)
     return (mixed or symbol) and not _SLUG.fullmatch(value)
@@ -156,7 +158,9 @@ _PHRASE_END = tuple(",\"”’'»")
 
 # A first word that points elsewhere ("passphrase: in the drawer", "same as before"), not a phrase's own
 _POINTERS = frozenset({"in", "on", "at", "under", "from", "with", "by", "see", "ask", "same", "not", "no",
-                       "still", "stored", "saved", "kept", "written", "inside", "behind"})  # fmt: skip
+                       "still", "stored", "saved", "kept", "written", "inside", "behind", "use", "choose", "pick",
+                       "make", "try", "avoid", "never", "always", "must", "should", "need", "needs", "minimum",
+                       "maximum"})  # fmt: skip
 
 
 def _passphrase(text: str, start: int, end: int, phrasal: bool = False) -> tuple[int, int] | None:
@@ -176,8 +180,8 @@ def _passphrase(text: str, start: int, end: int, phrasal: bool = False) -> tuple
         words.append(w)
         if w.group().endswith(_PHRASE_END):
             break
-    if not 3 <= len(words) <= 6:
-        return None
+    if not 3 <= len(words) <= 6 or words[0].group().lower() in _POINTERS:
+        return None  # "use four random words": advice, not a phrase
     stops = 0
     for i, w in enumerate(words):
         word = w.group().rstrip(_CLOSE)
@@ -267,7 +271,7 @@ def _after_word(
             s, e = _trim(text, *tokens[i + 1])
             if strong(text[s:e]):
                 return s, e
-        if i == 0 and token.lower() not in qualifiers:
+        if i == 0 and token.lower() not in qualifiers and not phrasal:  # "passphrase I picked: ..."
             return None
     return None
 
@@ -333,7 +337,8 @@ _PHRASAL = frozenset(
     {"passphrase", "pass phrase"}
 )  # a phrase by name: ``_passphrase`` lets a few stopwords in
 
-_BRAND = re.compile(r"\d[A-Za-z]+")  # "1Password", "7Zip": a name, not a password further along a clause
+# "1Password", "7Zip", "Disney+", "DS920+", "Notepad++": a name, not a password further along a clause
+_BRAND = re.compile(r"\d[A-Za-z]+|[A-Za-z0-9]+\+{1,2}")
 
 # A value before "as the password" or "is the password": 'I went with "purple elephant dances slowly" as the
 # passphrase', "J'ai mis Château-Lune84 comme mot de passe", "Marzipan77 is the password for the guest account".
@@ -494,6 +499,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
 #   "Pierre : tu as le code de l'alarme ?" / "Julie : oui, 8830, et tu appuies sur OFF"
 #   "Дима: какой пароль от роутера?" / "Оля: kotik_na_kryshe"
 _SPEAKER = re.compile(r"[ \t]*(?:\[[^\]\n]{1,20}\][ \t]*)?([^\s:：?][^:：?\n]{0,23}?)[ \t]*[:：][ \t]*")
+_DASH = re.compile(r"[ \t]*([—–])[ \t]*")  # a dialogue's dash: "— какой пин от карты?" / "— 6611"
 _FILLER = re.compile(
     r"(?i:(?:yeah|yes|yep|yup|sure|ok|okay|oh|it's|its|it is|oui|c'est|ja|jo|sí|si|sim|tak|да|ага|evet|"
     r"ναι|نعم|हाँ|ya|iya|vâng|ừ|네|はい|是|就是|嗯)\b[ \t,.:—–-]*)+|[是：:][ \t]*"
@@ -510,13 +516,11 @@ def chat_answers(text: str) -> list[tuple[int, int]]:
     lines = [(m.start(), m.group()) for m in re.finditer(r"[^\n]+", text)]
     spans = []
     for (_, question), (start, answer) in itertools.pairwise(lines):
-        asked, said = _SPEAKER.match(question), _SPEAKER.match(answer)
-        if (
-            asked is None
-            or said is None
-            or asked.group(1) == said.group(1)
-            or not any(q in question for q in "?？")
-        ):
+        asked = _SPEAKER.match(question) or _DASH.match(question)
+        said = _SPEAKER.match(answer) or _DASH.match(answer)
+        if asked is None or said is None or not any(q in question for q in "?？"):
+            continue
+        if asked.re is _SPEAKER and asked.group(1) == said.group(1):  # one speaker twice; dashes alternate
             continue
         named = [
             (a, b, kind)

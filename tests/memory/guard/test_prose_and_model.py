@@ -174,6 +174,12 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("le code du portail : trois, sept, zéro, deux", "trois, sept, zéro, deux"),
         ("SMS code 552 981, it expires in five minutes", "552 981"),
         ("gate keypad: *4417# then wait", "4417"),
+        # A dialogue in dashes; a passphrase's word, a few words, then its colon.
+        ("— какой пин от подъезда?\n— 2290\n— спасибо", "2290"),
+        (
+            "Passphrase we chose for the shared vault: seven lazy herons drifting",
+            "seven lazy herons drifting",
+        ),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
@@ -253,6 +259,12 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         # Numbers in words that are a count, or one digit said again.
         "one, two, three, four, and we all jump in",
         "She said no, no, no, no to the whole plan.",
+        # A brand or a model with a plus; a network's name; advice about passphrases; a PO number.
+        "Sophie: can u send me the disney+ login\nme: I'll add you to the family plan instead",
+        "user's NAS is a Synology DS920+ in the study",
+        "The venue's Wi-Fi is called 'Oakbarn_Events'; they hand out the password on the day.",
+        "Passphrase tip from the training: use four random words, or a sentence only you know.",
+        "Side entrance keypad replaced; fobs ordered on PO 4500182233.",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
