@@ -416,12 +416,16 @@ PROSE_SETS = (
     ),
     (
         "heldout19",
-        "session 38: the whole range in 23 languages, written by a third helper that never read the rules, after 2256584; never read: **blind**",
+        "session 38: the whole range in 23 languages, written by a third helper that never read the rules, after 2256584; measured once by b5a6c50, then read",
+    ),
+    (
+        "heldout20",
+        "session 38: the whole range in 23 languages, written by a fourth helper that never read the rules, after b5a6c50; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout19",)
+BLIND_PROSE = ("heldout20",)
 
 
 def credential_notes() -> list[Item]:
