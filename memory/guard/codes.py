@@ -163,10 +163,19 @@ _LOCK_LINK = re.compile(
 _KEYED = re.compile(r"(?<![\w.,:/\[-])(?<!\d )(?<!\d-)\d([ -])\d(?:\1\d){2,6}(?![ -]?\d)(?![\w\]])")
 
 
+def _named_otherwise(text: str, start: int) -> bool:
+    """Whether one of the two words before ``start`` names another kind of number (``[code]``'s
+    ``not_secret``: "job reference four four one nine", "order 4 4 1 9")."""
+    words, _ = _not_secret()
+    return any(w in words for w in _WORDS.findall(_lower(text[max(0, start - 40) : start]))[-2:])
+
+
 def keyed_digits(text: str) -> list[tuple[int, int]]:
     """Spans of codes written digit by digit (``_KEYED``)."""
     spans = []
     for m in _KEYED.finditer(text):
+        if _named_otherwise(text, m.start()):
+            continue
         digits = [int(c) for c in m.group() if c.isdigit()]
         steps = {b - a for a, b in itertools.pairwise(digits)}
         if steps in ({1}, {-1}, {0}):  # "1 2 3 4 5", "5 4 3 2 1", "0 0 0 0"
@@ -206,7 +215,7 @@ def spoken_digits(text: str) -> list[tuple[int, int]]:
     def close() -> None:
         digits = [d for _, _, d in run]
         steps = {b - a for a, b in itertools.pairwise(digits)}
-        if len(run) >= 4 and steps not in ({1}, {-1}, {0}):
+        if len(run) >= 4 and steps not in ({1}, {-1}, {0}) and not _named_otherwise(text, run[0][0]):
             spans.append((run[0][0], run[-1][1]))
         run.clear()
 

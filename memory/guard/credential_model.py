@@ -32,7 +32,17 @@ from pathlib import Path
 from typing import Any
 
 from .codes import _a_secret_code, _not_secret
-from .credentials import _BRAND, _DATE, _DESCRIBING, _TICKET, _VERSION, plausible, strong, stronger
+from .credentials import (
+    NETWORK_NAME,
+    _BRAND,
+    _DATE,
+    _DESCRIBING,
+    _TICKET,
+    _VERSION,
+    plausible,
+    strong,
+    stronger,
+)
 from .lexicon import _CJK_CHAR, _CLOSE, _OPEN, _describing, _phrases, _stopwords, _trim
 from .model import logit, read_weights, sigmoid
 from .spans import Found, Vetoed, overlap_test
@@ -131,8 +141,12 @@ _TIME_BEFORE = frozenset({"from", "at", "until", "till", "by", "before", "after"
                           "bis", "à", "dès", "jusqu'à", "a", "às", "alle", "om", "kl", "kl."})  # fmt: skip
 
 
-# A Wi-Fi network's name by its band or role: "Hendersons_5G", "BTHub-5GHz", "Office-Guest".
-_NETWORK = re.compile(r"[\w-]+[-_ ](?:5G|5g|2G|2\.4G|5GHz|2\.4GHz|EXT|Ext|Guest|guest|GUEST)")
+# A telephone's number or a card's last digits: "内線 2214", "전화 02-555-0187", "ext. 4410", "card ends 4417".
+_NUMBER_NAMED = re.compile(
+    r"(?:内線|内线|電話|电话|전화|내선|tel\.?|phone|ext\.?|extension|durchwahl|poste|telefon|телефон|τηλ\.?|ends|ending in|"
+    r"ending)\s*[:：]?\s*$",
+    re.IGNORECASE,
+)
 
 # Words that name what follows: a network, a device ("the Wi-Fi is called 'Oakbarn_Events'"), in the lexicons'
 # languages; a password is never introduced so.
@@ -159,7 +173,11 @@ def _eligible(
         return False  # a plain word unquoted: the rules' passphrases and lone words decide ("is easier")
     if _TIME.fullmatch(value) and i > 0 and _word(text, tokens[i - 1]) in _TIME_BEFORE:
         return False
-    if any(_word(text, tokens[k]) in _NAMING for k in range(max(0, i - 2), i)) or _NETWORK.fullmatch(value):
+    if _NUMBER_NAMED.search(text, max(0, s - 16), s):
+        return False
+    if any(_word(text, tokens[k]) in _NAMING for k in range(max(0, i - 2), i)) or NETWORK_NAME.fullmatch(
+        value
+    ):
         return False  # a network's or a device's name: "the Wi-Fi is called 'Oakbarn_Events'", "xiaomi_5G"
     if i > 0 and _word(text, tokens[i - 1]) in _not_secret()[0]:
         return False  # what names another kind of number: "PO 4500182233", "order 88123"

@@ -91,6 +91,10 @@ _CODE = re.compile(
 _LETTER_DIGIT = re.compile(r"[^\W\d_][\W_]?\d")
 
 
+# A Wi-Fi network's name by its band or role: "Hendersons_5G", "BTHub-5GHz", "BeanThere_Guest"; never a password.
+NETWORK_NAME = re.compile(r"[\w-]+[-_ ](?:5G|5g|2G|2g|2\.4G|5GHz|2\.4GHz|EXT|Ext|Guest|guest|GUEST)")
+
+
 def plausible(value: str) -> bool:
     """Could be a password where the text says so: anything but an ordinary word, a known shape, a
     placeholder or a reference in code (``os.environ['X']``, ``settings.DB_PASSWORD``, ``${PASS}``)."""
@@ -100,7 +104,7 @@ def plausible(value: str) -> bool:
         len(value) >= 6 and _LETTER_DIGIT.search(value) and not _CJK_CHAR.search(value)
     ):
         return False  # a word of another script, unless letters run into digits ("Соняшник2025")
-    if is_placeholder(value) or _CODE.search(value):
+    if is_placeholder(value) or _CODE.search(value) or NETWORK_NAME.fullmatch(value):
         return False
     if _PLACEHOLDER.match(value) and not re.search(r"[A-Za-z]\d|\d[A-Za-z]", value):
         return False

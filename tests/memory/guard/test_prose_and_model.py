@@ -265,6 +265,11 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "The venue's Wi-Fi is called 'Oakbarn_Events'; they hand out the password on the day.",
         "Passphrase tip from the training: use four random words, or a sentence only you know.",
         "Side entrance keypad replaced; fobs ordered on PO 4500182233.",
+        # A network named by its band; an extension, a card's last digits, a reference said aloud.
+        "Coffee shop wifi is BeanThere_Guest, no password, you just accept the terms.",
+        "I forgot the locker PIN, so I called facilities on ext. 2214.",
+        "New card arrives Friday, the PIN comes by post. Card ends 4417.",
+        "the alarm company swaps the keypad Tuesday, job reference four four one nine",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
