@@ -33,12 +33,12 @@ from typing import Any
 
 from .codes import _a_secret_code, _not_secret
 from .credentials import (
-    NETWORK_NAME,
     _BRAND,
     _DATE,
     _DESCRIBING,
     _TICKET,
     _VERSION,
+    NETWORK_NAME,
     plausible,
     strong,
     stronger,
