@@ -65,7 +65,9 @@ RECOVERY_WORDS = frozenset({"backup code", "backup codes", "recovery code", "rec
 
 ONE_TIME_WORDS = frozenset(
     {"otp", "one-time code", "one time code", "verification code", "2fa code", "sms code", "login code",
-     "security code"}
+     "security code", "código de verificação", "código de verificación", "code de vérification",
+     "bestätigungscode", "verificatiecode", "kod weryfikacyjny", "код подтверждения", "doğrulama kodu",
+     "認証コード", "验证码", "인증번호"}
 )  # fmt: skip
 
 
@@ -149,11 +151,20 @@ def _a_secret_code(text: str, word_start: int, word_end: int, value_end: int) ->
 
 
 # After a lock's own noun a code needs a link: "Bike lock: 0385", "the cabin's key safe is 9950".
+_SET_TO = r"(?:(?:i|we)\s+)?(?:set|changed|reset)\s+(?:it\s+)?to\s+"  # "set to", "I set it to"
 _LOCK_LINK = re.compile(
-    r"(?i:['’]s\s+|\s*[:=]\s*|\s+(?:is|was|is now|ist|est|es|é|è|er|är|je|это|—|-)\s+)"
+    r"(?i:(?:['’]s\s+|\s*[:=]\s*|\s+(?:is|was|is now|ist|est|es|é|è|er|är|je|это|—|-)\s+)"
+    + rf"(?:{_SET_TO})?|\s+{_SET_TO})"  # "Hotel room safe set to 4826", "room safe: I set it to 3141"
     + f"({_CODE_VALUE})"
     + r"(?![\w.,/-]\d)"
 )
+
+# An alarm's number after a link is its code unless it reads as a time: "apartment alarm is 7214", not
+# "alarm: 0630" (``_HHMM``).
+ALARM_WORDS = frozenset(
+    {"alarm", "apartment alarm", "house alarm", "burglar alarm", "alarme", "alarma", "allarme"}
+)
+_HHMM = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d")
 
 
 # Four to eight single digits apart, by spaces or by hyphens alike: "type 6 0 2 8 and press OFF", "door is
@@ -200,8 +211,8 @@ def _number_words() -> dict[str, int]:
     }
 
 
-_SPOKEN_TOKEN = re.compile(r"[^\s\d,،、…–—.!?;:()\[\]{}\"“”«»/-]+")  # a word, its marks too ("सात")
-_SPOKEN_GAP = re.compile(r"[\s,،、…–—-]*")
+_SPOKEN_TOKEN = re.compile(r"[^\s\d,،、。，：…–—.!?;:()\[\]{}\"“”«»/-]+")  # a word, its marks too ("सात")
+_SPOKEN_GAP = re.compile(r"[\s,،、，…–—-]*")
 
 
 def spoken_digits(text: str) -> list[tuple[int, int]]:

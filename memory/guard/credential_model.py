@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .codes import _a_secret_code, _not_secret
+from .codes import ALARM_WORDS, _a_secret_code, _not_secret
 from .credentials import (
     _BRAND,
     _DATE,
@@ -171,8 +171,10 @@ def _eligible(
         return False
     if value.isalpha() and value.islower() and text[tokens[i][0]] not in _OPEN:
         return False  # a plain word unquoted: the rules' passphrases and lone words decide ("is easier")
-    if _TIME.fullmatch(value) and i > 0 and _word(text, tokens[i - 1]) in _TIME_BEFORE:
-        return False
+    if _TIME.fullmatch(value) and (
+        (i > 0 and _word(text, tokens[i - 1]) in _TIME_BEFORE) or best[1] in ALARM_WORDS
+    ):
+        return False  # "on duty from 0800", "alarm: 0630"
     if _NUMBER_NAMED.search(text, max(0, s - 16), s):
         return False
     if any(_word(text, tokens[k]) in _NAMING for k in range(max(0, i - 2), i)) or NETWORK_NAME.fullmatch(

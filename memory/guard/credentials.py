@@ -31,7 +31,16 @@ import itertools
 import re
 from collections.abc import Iterator
 
-from .codes import _LOCK_LINK, _a_secret_code, _numeric_code, _shape, keyed_digits, spoken_digits
+from .codes import (
+    _HHMM,
+    _LOCK_LINK,
+    ALARM_WORDS,
+    _a_secret_code,
+    _numeric_code,
+    _shape,
+    keyed_digits,
+    spoken_digits,
+)
 from .entropy import is_placeholder
 from .lexicon import (
     _CJK_CHAR,
@@ -448,6 +457,8 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
             if kind == "lock":
                 link = _LOCK_LINK.match(text, end)
                 found = link.span(1) if link else None
+                if found and phrase in ALARM_WORDS and _HHMM.fullmatch(text[found[0] : found[1]]):
+                    found = None  # "alarm: 0630" is a time
             elif kind != "code":
                 found = _after_word(text, end, english, links, qualifiers, phrase in _PHRASAL)
             if kind in ("numeric", "credential", "code") and found is None:

@@ -180,6 +180,13 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
             "Passphrase we chose for the shared vault: seven lazy herons drifting",
             "seven lazy herons drifting",
         ),
+        # A room safe set to a code; an alarm's number that is no time; a till's override; a verification
+        # code in Portuguese; digits said in Japanese.
+        ("the hotel room safe: I set it to 5170", "5170"),
+        ("house alarm is 8317, then press OFF", "8317"),
+        ("manager override is 60912 for voids", "60912"),
+        ("código de verificação: 771-204", "771-204"),
+        ("ロッカーの番号は、さん、ご、なな、いち。", "さん、ご、なな、いち"),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
@@ -270,6 +277,9 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "I forgot the locker PIN, so I called facilities on ext. 2214.",
         "New card arrives Friday, the PIN comes by post. Card ends 4417.",
         "the alarm company swaps the keypad Tuesday, job reference four four one nine",
+        # A safe that is an adjective; an alarm clock's time.
+        "the new build is safe: 2024 tests passed",
+        "house alarm is 0645 on weekdays, the kids have school",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
