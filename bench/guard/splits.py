@@ -420,12 +420,16 @@ PROSE_SETS = (
     ),
     (
         "heldout20",
-        "session 38: the whole range in 23 languages, written by a fourth helper that never read the rules, after b5a6c50; never read: **blind**",
+        "session 38: the whole range in 23 languages, written by a fourth helper that never read the rules, after b5a6c50; measured once by b9620c9, then read",
+    ),
+    (
+        "heldout21",
+        "session 38: the whole range in 23 languages, written by a fifth helper that never read the rules, after 1950db8; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout20",)
+BLIND_PROSE = ("heldout21",)
 
 
 def credential_notes() -> list[Item]:
