@@ -135,6 +135,7 @@ def candidates(text: str) -> Iterator[tuple[int, list[tuple[int, int]], tuple[in
             yield i, tokens, best
 
 
+_ASSIGNED = re.compile(r"[=()\[\]{}]")  # an assignment or a call in code: "max_length=128)", "f(x)"
 _SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")  # a name in code: "login_not_required"
 _TIME = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d|\d{1,2}[:.h][0-5]\d")
 _TIME_BEFORE = frozenset({"from", "at", "until", "till", "by", "before", "after", "since", "around", "um", "ab",
@@ -147,6 +148,16 @@ _NUMBER_NAMED = re.compile(
     r"ending)\s*[:：]?\s*$",
     re.IGNORECASE,
 )
+
+# A number in groups that runs on before or after the candidate, or after a trunk prefix's 0: "07700 900461",
+# "+44 7700 900 655", "06 12 34 56 78", "DE12 5001 0517 0648", "1800 889 9999".
+_GROUPED_NUMBER = re.compile(r"(?:\+|\d[ .])\d{2,5}[ .]\d{2,5}[ .]\d{2,5}|(?<!\d)0\d{2,5}[ .-]\d{3,8}(?!\d)")
+
+# "number", "nr.", "nummer", "numéro", ...: what follows is a thing's number (but "PIN number" is a PIN).
+_NUMBER_WORD = re.compile(
+    r"(?:number|no|nr|nummer|numéro|numero|número|numer|номер|numarası|numara|番号|번호|\w+nr|\w+nummer|\w+numéro)\.?"
+)
+_CODE_BEFORE_NUMBER = frozenset({"pin", "code", "passcode", "combination"})
 
 # Words that name what follows: a network, a device ("the Wi-Fi is called 'Oakbarn_Events'"), in the lexicons'
 # languages; a password is never introduced so.
@@ -167,16 +178,24 @@ def _eligible(
     line away from its phrase.)"""
     s, e = _trim(text, *tokens[i])
     value = text[s:e]
-    if _BRAND.fullmatch(value) or "://" in value or _SNAKE.fullmatch(value):
-        return False
+    if _BRAND.fullmatch(value) or "://" in value or _SNAKE.fullmatch(value) or _ASSIGNED.search(value):
+        return False  # a brand, an address, a name or an assignment or a call in code ("max_length=128)")
     if value.isalpha() and value.islower() and text[tokens[i][0]] not in _OPEN:
         return False  # a plain word unquoted: the rules' passphrases and lone words decide ("is easier")
     if _TIME.fullmatch(value) and (
         (i > 0 and _word(text, tokens[i - 1]) in _TIME_BEFORE) or best[1] in ALARM_WORDS
     ):
         return False  # "on duty from 0800", "alarm: 0630"
-    if _NUMBER_NAMED.search(text, max(0, s - 16), s):
-        return False
+    if _NUMBER_NAMED.search(text, max(0, s - 16), s) or _GROUPED_NUMBER.search(
+        text, max(0, s - 14), min(len(text), e + 14)
+    ):
+        return False  # a telephone's, an account's or a customer's number: groups of digits in a row
+    if (
+        i > 0
+        and _NUMBER_WORD.fullmatch(_word(text, tokens[i - 1]))
+        and not (i > 1 and _word(text, tokens[i - 2]) in _CODE_BEFORE_NUMBER)
+    ):
+        return False  # "locker is number 3192", "saksnr. 662871"; not "PIN number 4412"
     if any(_word(text, tokens[k]) in _NAMING for k in range(max(0, i - 2), i)) or NETWORK_NAME.fullmatch(
         value
     ):

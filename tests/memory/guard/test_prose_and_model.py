@@ -280,6 +280,11 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         # A safe that is an adjective; an alarm clock's time.
         "the new build is safe: 2024 tests passed",
         "house alarm is 0645 on weekdays, the kids have school",
+        # Numbers of telephones, accounts and cases near a code's word.
+        "Lockbox code comes on arrival day; the plumber is Gary, 07700 900461.",
+        "door code didn't work, text the host: +44 7700 900 655",
+        "Alarm went off at 04:12, alarm company case nr. 662871, probably the cat.",
+        "Forgot the PIN; the bank's IBAN for the club is DE12 5001 0517 0648 4898 90.",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
