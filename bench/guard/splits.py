@@ -424,12 +424,16 @@ PROSE_SETS = (
     ),
     (
         "heldout21",
-        "session 38: the whole range in 23 languages, written by a fifth helper that never read the rules, after 1950db8; never read: **blind**",
+        "session 38: the whole range in 23 languages, written by a fifth helper that never read the rules, after 1950db8; measured once by 74d8070, then read",
+    ),
+    (
+        "heldout22",
+        "session 38: the whole range in 23 languages with hard ordinary numbers, written by a sixth helper that never read the rules, after 74d8070; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout21",)
+BLIND_PROSE = ("heldout22",)
 
 
 def credential_notes() -> list[Item]:
