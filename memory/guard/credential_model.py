@@ -39,6 +39,7 @@ from .credentials import (
     _TICKET,
     _VERSION,
     NETWORK_NAME,
+    named_before,
     plausible,
     strong,
     stronger,
@@ -145,7 +146,7 @@ _TIME_BEFORE = frozenset({"from", "at", "until", "till", "by", "before", "after"
 # A telephone's number or a card's last digits: "内線 2214", "전화 02-555-0187", "ext. 4410", "card ends 4417".
 _NUMBER_NAMED = re.compile(
     r"(?:内線|内线|電話|电话|전화|내선|tel\.?|phone|ext\.?|extension|durchwahl|poste|telefon|телефон|τηλ\.?|ends|ending in|"
-    r"ending)\s*[:：]?\s*$",
+    r"ending)\s*[:：はは]?\s*$",
     re.IGNORECASE,
 )
 
@@ -158,14 +159,12 @@ _NUMBER_WORD = re.compile(
     r"(?:number|no|nr|nummer|numéro|numero|número|numer|номер|numarası|numara|番号|번호|\w+nr|\w+nummer|\w+numéro)\.?"
 )
 _CODE_BEFORE_NUMBER = frozenset({"pin", "code", "passcode", "combination"})
-
-# Words that name what follows: a network, a device ("the Wi-Fi is called 'Oakbarn_Events'"), in the lexicons'
-# languages; a password is never introduced so.
-_NAMING = frozenset({"called", "named", "ssid", "network", "netzwerk", "heißt", "réseau", "s'appelle", "appelé",
-                     "red", "llama", "rete", "chiama", "rede", "chama", "netwerk", "heet", "nätverk", "nätverket",
-                     "heter", "nettverk", "nettverket", "netværk", "hedder", "sieć", "nazywa", "síť", "jmenuje",
-                     "сеть", "называется", "мережа", "називається", "ağ", "adı", "δίκτυο", "λέγεται", "jaringan",
-                     "bernama", "mạng", "tên", "नेटवर्क", "الشبكة", "اسم"})  # fmt: skip
+_ACCOUNT_WORDS = frozenset({"account", "acct", "case", "konto", "compte", "cuenta", "conta", "conto", "rekening",
+                            "счёт", "счет", "рахунок", "hesap", "akun", "sag", "sak", "ärende", "caso", "dossier"})  # fmt: skip
+_YEAR = re.compile(r"(?:19|20)\d\d[.,;:)]?")
+_YEAR_BEFORE = frozenset({"in", "since", "from", "until", "by", "of", "im", "seit", "en", "depuis", "desde", "dal",
+                          "nel", "sinds", "sedan", "siden", "od", "w", "с", "в", "з", "у"})  # fmt: skip
+_TIME_RANGE = re.compile(r"\d{1,2}[:.h]\d\d(?:\s*[-–]\s*\d{1,2}(?:[:.h]\d\d)?)?")
 
 
 def _eligible(
@@ -196,12 +195,16 @@ def _eligible(
         and not (i > 1 and _word(text, tokens[i - 2]) in _CODE_BEFORE_NUMBER)
     ):
         return False  # "locker is number 3192", "saksnr. 662871"; not "PIN number 4412"
-    if any(_word(text, tokens[k]) in _NAMING for k in range(max(0, i - 2), i)) or NETWORK_NAME.fullmatch(
-        value
-    ):
+    if named_before(text, s) or NETWORK_NAME.fullmatch(value):
         return False  # a network's or a device's name: "the Wi-Fi is called 'Oakbarn_Events'", "xiaomi_5G"
     if i > 0 and _word(text, tokens[i - 1]) in _not_secret()[0]:
         return False  # what names another kind of number: "PO 4500182233", "order 88123"
+    if value.isdigit() and i > 0 and _word(text, tokens[i - 1]) in _ACCOUNT_WORDS:
+        return False  # an account's or a case's number: "account 55779911", "case 102345678901"
+    if _TIME_RANGE.fullmatch(value):
+        return False  # "breakfast 6:30-10"
+    if _YEAR.fullmatch(value) and i > 0 and _word(text, tokens[i - 1]) in _YEAR_BEFORE:
+        return False  # "replaced in 2024", "since 1998"
     return best[2] != "code" or _a_secret_code(text, phrase_start, phrase_start + len(best[1]), e)
 
 

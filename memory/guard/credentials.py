@@ -104,6 +104,27 @@ _LETTER_DIGIT = re.compile(r"[^\W\d_][\W_]?\d")
 NETWORK_NAME = re.compile(r"[\w-]+[-_ ](?:5G|5g|2G|2g|2\.4G|5GHz|2\.4GHz|EXT|Ext|Guest|guest|GUEST)")
 
 
+# Words that name what follows: a network, a device ("the Wi-Fi is called 'Oakbarn_Events'", "síť se jmenuje
+# Chata_Lipno", "SSIDは Buffalo-G-4F2A"), in the lexicons' languages; a password is never introduced so.
+_NAMING = (
+    "called", "named", "ssid", "network", "netzwerk", "heißt", "réseau", "s'appelle", "appelé", "red", "se llama",
+    "rete", "si chiama", "rede", "se chama", "netwerk", "heet", "nätverk", "nätverket", "heter", "nettverk",
+    "nettverket", "netværk", "hedder", "sieć", "nazywa się", "síť", "jmenuje", "сеть", "называется", "мережа",
+    "називається", "ağ", "adı", "δίκτυο", "λέγεται", "jaringan", "bernama", "namanya", "nama", "mạng", "tên",
+    "tên là", "नेटवर्क", "नाम", "الشبكة", "اسم", "이름은", "이름", "名前は", "名前", "名称", "名字", "叫",
+)  # fmt: skip
+_NAMED_BEFORE = re.compile(
+    r"(?<![A-Za-zÀ-ɏЀ-ӿ])(?:" + "|".join(re.escape(w) for w in sorted(_NAMING, key=len, reverse=True)) + r")"
+    r"[\s:：=はは是为는은이가'\"«“„]{0,4}$",
+    re.IGNORECASE,
+)
+
+
+def named_before(text: str, start: int) -> bool:
+    """Whether a naming word stands right before ``start`` ("is called", "SSIDは", "síť se jmenuje")."""
+    return _NAMED_BEFORE.search(text, max(0, start - 24), start) is not None
+
+
 def plausible(value: str) -> bool:
     """Could be a password where the text says so: anything but an ordinary word, a known shape, a
     placeholder or a reference in code (``os.environ['X']``, ``settings.DB_PASSWORD``, ``${PASS}``)."""
@@ -608,7 +629,7 @@ def scan_prose_credentials(text: str, low: str, found: list[Found], vetoed: Veto
     """The redaction layer (``redaction.SCANNERS``): every prose credential not judged "not secret"."""
     overlaps_vetoed = overlap_test(vetoed)
     for start, end in find_prose_credentials(text):
-        if not overlaps_vetoed(start, end):
+        if not overlaps_vetoed(start, end) and not named_before(text, start):
             found.append(Found(start, end, RULE, PRIORITY))
     for start, end in find_password_shaped(text):
         if not overlaps_vetoed(start, end):

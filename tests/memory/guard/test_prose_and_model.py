@@ -285,6 +285,12 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "door code didn't work, text the host: +44 7700 900 655",
         "Alarm went off at 04:12, alarm company case nr. 662871, probably the cat.",
         "Forgot the PIN; the bank's IBAN for the club is DE12 5001 0517 0648 4898 90.",
+        # A network named, in several languages; an account's number; a year; an extension in Japanese.
+        "Heslo na wifi nevím, zeptej se táty, síť se jmenuje Chata_Lipno",
+        "実家のWi-FiのSSIDは Buffalo-G-4F2A、パスワードはルーターの裏",
+        "Club account: sort code 20-00-00, account 55779911, two signatories",
+        "Combination locks on the lockers were replaced in 2024.",
+        "パスワードを忘れたら情報システム部へ。内線は4102です。",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
