@@ -428,12 +428,16 @@ PROSE_SETS = (
     ),
     (
         "heldout22",
-        "session 38: the whole range in 23 languages with hard ordinary numbers, written by a sixth helper that never read the rules, after 74d8070; never read: **blind**",
+        "session 38: the whole range in 23 languages with hard ordinary numbers, written by a sixth helper that never read the rules, after 74d8070; measured once by 32fb401, then read",
+    ),
+    (
+        "heldout23",
+        "session 38: the whole range in 23 languages, ordinary notes of every kind, written by a seventh helper that never read the rules, after a9cf5f4; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout22",)
+BLIND_PROSE = ("heldout23",)
 
 
 def credential_notes() -> list[Item]:

@@ -1,6 +1,6 @@
 """Train the learned password tagger (``memory/guard/credential_model.py``) and write its weights and card.
 
-    .venv/bin/python -m bench.guard.train_credentials [--l2 1e-5] [--iterations 400] [--target-fp 0.01]
+    .venv/bin/python -m bench.guard.train_credentials [--l2 1e-5] [--iterations 400] [--target-fp 0.005]
 
 Data (``bench/guard/splits.py``):
 
@@ -94,7 +94,11 @@ def found(text: str, secret: str, spans: Sequence[tuple[int, int]]) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = training_arguments(argv, __doc__, l2=1e-5, iterations=400, target_fp=0.01)
+    # Half the issue's 1%: the left-out figure is optimistic. Each prose set's ordinary notes that the tagger
+    # altered were read and their shapes fixed in the rules and the tagger's eligibility, so a left-out set is
+    # easier than a new one: at a threshold chosen for 1% left out, the first (blind) measurement of each
+    # set of session 38 found the tagger altering 2-6% of its ordinary notes (bench/RESULTS.md).
+    args = training_arguments(argv, __doc__, l2=1e-5, iterations=400, target_fp=0.005)
     started = time.perf_counter()
     with rules_only():  # the rules' verdicts, not the shipped tagger's
         return _train(args, started)
