@@ -174,11 +174,21 @@ _HHMM = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d")
 _KEYED = re.compile(r"(?<![\w.,:/\[-])(?<!\d )(?<!\d-)\d([ -])\d(?:\1\d){2,6}(?![ -]?\d)(?![\w\]])")
 
 
+_NUMBER_WORDS = frozenset(
+    {"number", "no", "nr", "nummer", "numéro", "numero", "número", "numer", "номер", "numara"}
+)
+_CODE_WORDS = frozenset({"pin", "code", "passcode", "combination", "password"})
+
+
 def _named_otherwise(text: str, start: int) -> bool:
     """Whether one of the two words before ``start`` names another kind of number (``[code]``'s
     ``not_secret``: "job reference four four one nine", "order 4 4 1 9")."""
     words, _ = _not_secret()
-    return any(w in words for w in _WORDS.findall(_lower(text[max(0, start - 40) : start]))[-2:])
+    before = _WORDS.findall(_lower(text[max(0, start - 48) : start]))[-3:]
+    if any(w in words for w in before[-2:]):
+        return True
+    # "the ticket number is four four nine one": a thing's number, unless a PIN's or a code's
+    return any(w in _NUMBER_WORDS for w in before) and not any(w in _CODE_WORDS for w in before)
 
 
 def keyed_digits(text: str) -> list[tuple[int, int]]:

@@ -165,6 +165,10 @@ _RECORD_JOIN = re.compile(r"\|[A-Z][A-Z0-9]*_[A-Z0-9_]+|\|[A-Z][A-Z_]{2,}$")
 
 _WORDS_COMMA = re.compile(r"[^\W\d_]+,[^\W\d_]+")  # "Hi David,Your company's ...": a missing space
 
+_ADDRESS_CUT = re.compile(
+    r"[a-z][a-z.-]{2,}@[a-z][a-z-]{2,}"
+)  # "noreply@hrportal": an address, its ".com" cut off
+
 _VARIABLE = re.compile(r"\$[\w{(]")  # "$HOME", "${PASS}", "$(cat f)"; "Ledger88$" is a password
 
 _KEY_COMBO = re.compile(r"(?:ctrl|alt|shift|cmd|command|option|meta|super|fn|win)\+", re.IGNORECASE)
@@ -177,7 +181,12 @@ def stronger(value: str, known: bool | None = None) -> bool:
         return False
     if not value[0].isalnum() or any(c in value for c in ":=%") or _VARIABLE.search(value):
         return False  # "key:value", "name=value", "$VAR", ":token": config and code, the other layers' share
-    if _RECORD_JOIN.search(value) or _WORDS_COMMA.fullmatch(value) or _BRAND.fullmatch(value):
+    if (
+        _RECORD_JOIN.search(value)
+        or _WORDS_COMMA.fullmatch(value)
+        or _BRAND.fullmatch(value)
+        or _ADDRESS_CUT.fullmatch(value)
+    ):
         return (
             False  # a record's fields joined by pipes; two words and a comma with its space missing; a brand
         )
@@ -214,7 +223,8 @@ def _passphrase(text: str, start: int, end: int, phrasal: bool = False) -> tuple
         words.append(w)
         if w.group().endswith(_PHRASE_END):
             break
-    if not 3 <= len(words) <= 6 or words[0].group().lower() in _POINTERS:
+    named = phrasal and text[:start].rstrip().endswith((":", "："))  # "passphrase: my dog eats purple socks"
+    if not 3 <= len(words) <= (8 if named else 6) or words[0].group().lower() in _POINTERS:
         return None  # "use four random words": advice, not a phrase
     stops = 0
     for i, w in enumerate(words):
@@ -223,7 +233,6 @@ def _passphrase(text: str, start: int, end: int, phrasal: bool = False) -> tuple
             return None  # the first word may open a sentence: "Lighthouse keeper sings at dawn"
         word = word.lower()
         stops += word in _stopwords()
-    named = phrasal and text[:start].rstrip().endswith((":", "："))  # "passphrase: my dog eats purple socks"
     if stops and not (named and 3 * stops <= len(words) and words[0].group() not in _POINTERS):
         return None
     last = words[-1]
@@ -337,7 +346,7 @@ def _value(
         return s, e
     if english and linked and _a_name(text[s:e]) and _SINGLE_END.match(text, e):
         return s, e  # "the password is pineconebeach." : one word, and the clause ends with it
-    if english and linked:
+    if linked and (english or phrasal):  # a phrase's own word names it in any language
         return _passphrase(text, s, clause_end, phrasal)
     return None
 
@@ -368,8 +377,9 @@ def _a_name(word: str) -> bool:
 
 
 _PHRASAL = frozenset(
-    {"passphrase", "pass phrase"}
-)  # a phrase by name: ``_passphrase`` lets a few stopwords in
+    {"passphrase", "pass phrase", "unlock phrase", "secret phrase", "master phrase", "recovery phrase",
+     "seed phrase", "phrase de passe", "frase de contraseña", "passwortsatz", "wachtwoordzin"}
+)  # fmt: skip  # a phrase by name: ``_passphrase`` lets a few stopwords in
 
 # "1Password", "7Zip", "Disney+", "DS920+", "Notepad++": a name, not a password further along a clause
 _BRAND = re.compile(r"\d[A-Za-z]+|[A-Za-z0-9]+\+{1,2}")

@@ -187,6 +187,12 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("manager override is 60912 for voids", "60912"),
         ("código de verificação: 771-204", "771-204"),
         ("ロッカーの番号は、さん、ご、なな、いち。", "さん、ご、なな、いち"),
+        # A phrase named by its word, up to eight words, in French too.
+        ("gpg passphrase: the slow green heron waits at dawn", "the slow green heron waits at dawn"),
+        (
+            "phrase de passe du coffre : le chien dort sous la table bleue",
+            "le chien dort sous la table bleue",
+        ),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
@@ -291,6 +297,9 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "Club account: sort code 20-00-00, account 55779911, two signatories",
         "Combination locks on the lockers were replaced in 2024.",
         "パスワードを忘れたら情報システム部へ。内線は4102です。",
+        # An address cut short after a sign-in word; a ticket's number said aloud.
+        "you'll get your portal login in a separate email from noreply@hrportal. The link expires in 24h.",
+        "voice memo: pick up the dry cleaning, the ticket number is four four nine one",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
