@@ -432,12 +432,16 @@ PROSE_SETS = (
     ),
     (
         "heldout23",
-        "session 38: the whole range in 23 languages, ordinary notes of every kind, written by a seventh helper that never read the rules, after a9cf5f4; never read: **blind**",
+        "session 38: the whole range in 23 languages, ordinary notes of every kind, written by a seventh helper that never read the rules, after a9cf5f4; measured once by 6f46f14, then read",
+    ),
+    (
+        "heldout24",
+        "session 38: the whole range in 23 languages, ordinary notes of every kind, written by an eighth helper that never read the rules, after c8296fb; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout23",)
+BLIND_PROSE = ("heldout24",)
 
 
 def credential_notes() -> list[Item]:
