@@ -58,7 +58,19 @@ def _a_date(value: str) -> bool:
 _LEADING = {shape: re.compile(f"(?i:{_LEAD})({pattern.pattern})") for shape, pattern in _SHAPES.items()}
 
 COMBINATION_WORDS = frozenset(
-    {"combination", "combo", "combinación", "combinaison", "kombination", "combinazione", "combinação"}
+    {
+        "combination",
+        "combo",
+        "combinación",
+        "combinaison",
+        "kombination",
+        "combinazione",
+        "combinação",
+        "комбинация",
+        "комбінація",
+        "kombinacja",
+        "kombinace",
+    }
 )
 
 RECOVERY_WORDS = frozenset({"backup code", "backup codes", "recovery code", "recovery codes"})
@@ -184,11 +196,11 @@ def _named_otherwise(text: str, start: int) -> bool:
     """Whether one of the two words before ``start`` names another kind of number (``[code]``'s
     ``not_secret``: "job reference four four one nine", "order 4 4 1 9")."""
     words, _ = _not_secret()
-    before = _WORDS.findall(_lower(text[max(0, start - 48) : start]))[-3:]
-    if any(w in words for w in before[-2:]):
-        return True
-    # "the ticket number is four four nine one": a thing's number, unless a PIN's or a code's
-    return any(w in _NUMBER_WORDS for w in before) and not any(w in _CODE_WORDS for w in before)
+    before = _WORDS.findall(_lower(text[max(0, start - 80) : start]))[-7:]
+    if any(w in _CODE_WORDS for w in before):  # "the PIN for the work phone is zero three one zero"
+        return False
+    # "the ticket number is four four nine one": a thing's number
+    return any(w in words for w in before[-2:]) or any(w in _NUMBER_WORDS for w in before[-3:])
 
 
 def keyed_digits(text: str) -> list[tuple[int, int]]:

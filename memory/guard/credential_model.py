@@ -152,7 +152,14 @@ _NUMBER_NAMED = re.compile(
 
 # A number in groups that runs on before or after the candidate, or after a trunk prefix's 0: "07700 900461",
 # "+44 7700 900 655", "06 12 34 56 78", "DE12 5001 0517 0648", "1800 889 9999".
-_GROUPED_NUMBER = re.compile(r"(?:\+|\d[ .])\d{2,5}[ .]\d{2,5}[ .]\d{2,5}|(?<!\d)0\d{2,5}[ .-]\d{3,8}(?!\d)")
+_GROUPED_NUMBER = re.compile(
+    r"(?:\+|\d[ .-])\d{2,5}[ .-]\d{2,5}[ .-]\d{2,5}|(?<!\d)0\d{2,5}[ .-]\d{3,8}(?!\d)"
+)
+
+# Calling a number: "να καλέσω Cosmote στο 13888", "call them on 0161 ...", "gọi VNPT".
+_CALLING = frozenset({"call", "dial", "ring", "phone", "text", "καλέσω", "τηλεφωνήστε", "gọi", "anrufen", "appeler",
+                      "llamar", "ligar", "chiamare", "bellen", "ringa", "ringe", "zadzwoń", "позвонить", "звонить",
+                      "подзвонити", "ara", "hubungi", "telepon", "電話", "전화"})  # fmt: skip
 
 # "number", "nr.", "nummer", "numéro", ...: what follows is a thing's number (but "PIN number" is a PIN).
 _NUMBER_WORD = re.compile(
@@ -203,6 +210,8 @@ def _eligible(
         return False  # an account's or a case's number: "account 55779911", "case 102345678901"
     if _TIME_RANGE.fullmatch(value):
         return False  # "breakfast 6:30-10"
+    if value.isdigit() and any(_word(text, tokens[k]) in _CALLING for k in range(max(0, i - 4), i)):
+        return False  # a number to call
     if _YEAR.fullmatch(value) and i > 0 and _word(text, tokens[i - 1]) in _YEAR_BEFORE:
         return False  # "replaced in 2024", "since 1998"
     return best[2] != "code" or _a_secret_code(text, phrase_start, phrase_start + len(best[1]), e)

@@ -101,13 +101,16 @@ _LETTER_DIGIT = re.compile(r"[^\W\d_][\W_]?\d")
 
 
 # A Wi-Fi network's name by its band or role: "Hendersons_5G", "BTHub-5GHz", "BeanThere_Guest"; never a password.
-NETWORK_NAME = re.compile(r"[\w-]+[-_ ](?:5G|5g|2G|2g|2\.4G|5GHz|2\.4GHz|EXT|Ext|Guest|guest|GUEST)")
+NETWORK_NAME = re.compile(
+    r"[\w-]+[-_ ](?:5G|5g|2G|2g|2\.4G|5GHz|2\.4GHz|EXT|Ext|Guest|guest|GUEST)|[A-Za-z][\w-]*[a-z](?:5G|2G|5GHz|2\.4G)"
+)
 
 
 # Words that name what follows: a network, a device ("the Wi-Fi is called 'Oakbarn_Events'", "síť se jmenuje
 # Chata_Lipno", "SSIDは Buffalo-G-4F2A"), in the lexicons' languages; a password is never introduced so.
 _NAMING = (
-    "called", "named", "ssid", "network", "netzwerk", "heißt", "réseau", "s'appelle", "appelé", "red", "se llama",
+    "called", "named", "ssid", "network", "name", "wifi name", "network name", "nom", "nombre", "nome", "naam",
+    "namn", "navn", "nazwa", "název", "имя", "название", "назва", "isim", "όνομα", "netzwerk", "heißt", "réseau", "s'appelle", "appelé", "red", "se llama",
     "rete", "si chiama", "rede", "se chama", "netwerk", "heet", "nätverk", "nätverket", "heter", "nettverk",
     "nettverket", "netværk", "hedder", "sieć", "nazywa się", "síť", "jmenuje", "сеть", "называется", "мережа",
     "називається", "ağ", "adı", "δίκτυο", "λέγεται", "jaringan", "bernama", "namanya", "nama", "mạng", "tên",

@@ -193,6 +193,11 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
             "phrase de passe du coffre : le chien dort sous la table bleue",
             "le chien dort sous la table bleue",
         ),
+        # A combination's word in Russian; a PIN said aloud with another noun between; a passkey; BitLocker.
+        ("Сейф в бухгалтерии: комбинация 17-42-09", "17-42-09"),
+        ("the PIN for the work phone is two nine one seven", "two nine one seven"),
+        ("console passkey, kids don't know: 602915", "602915"),
+        ("BitLocker recovery key 401234-018877-556123-700451-239980-114477-662310-095533", "401234-018877"),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
@@ -300,6 +305,11 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         # An address cut short after a sign-in word; a ticket's number said aloud.
         "you'll get your portal login in a separate email from noreply@hrportal. The link expires in 24h.",
         "voice memo: pick up the dry cleaning, the ticket number is four four nine one",
+        # A network's name after "name:"; a school's code; a number to call; a hotline with hyphens.
+        "Wifi name: SmithFamily5G\nPassword: ask Dad (he changed it again)",
+        "School bus app: school code 94172, route 12, pickup 7:18am",
+        "The wifi at the cabin is slow, I'll call the provider at 13888.",
+        "Alarm company is ADT, acct 40918823, monitoring line 1-800-555-0175.",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
