@@ -436,12 +436,16 @@ PROSE_SETS = (
     ),
     (
         "heldout24",
-        "session 38: the whole range in 23 languages, ordinary notes of every kind, written by an eighth helper that never read the rules, after c8296fb; never read: **blind**",
+        "session 38: the whole range in 23 languages, ordinary notes of every kind, written by an eighth helper that never read the rules, after c8296fb; measured once by 9f74971, then read",
+    ),
+    (
+        "heldout25",
+        "session 38: the whole range in 23 languages, ordinary notes of every kind, written by a ninth helper that never read the rules, after 111a8a6; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout24",)
+BLIND_PROSE = ("heldout25",)
 
 
 def credential_notes() -> list[Item]:
