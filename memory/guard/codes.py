@@ -21,7 +21,19 @@ import functools
 import itertools
 import re
 
-from .lexicon import _MAX_GAP_TOKENS, _clause_end, _clause_start, _lexicon, _link_at, _lower, _tokens, _trim
+from .lexicon import (
+    _MAX_GAP_TOKENS,
+    _clause_end,
+    _clause_start,
+    _lexicon,
+    _link_at,
+    _lower,
+    _tokens,
+    _trim,
+    not_passwords,
+    number_words,
+    thing_number,
+)
 
 _LEAD = r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|je|to|это)[\s:]+|(?:は|是|为|為|：|는|은|가)\s*)?"
 
@@ -186,21 +198,19 @@ _HHMM = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d")
 _KEYED = re.compile(r"(?<![\w.,:/\[-])(?<!\d )(?<!\d-)\d([ -])\d(?:\1\d){2,6}(?![ -]?\d)(?![\w\]])")
 
 
-_NUMBER_WORDS = frozenset(
-    {"number", "no", "nr", "nummer", "numéro", "numero", "número", "numer", "номер", "numara"}
-)
-_CODE_WORDS = frozenset({"pin", "code", "passcode", "combination", "password"})
-
-
 def _named_otherwise(text: str, start: int) -> bool:
-    """Whether one of the two words before ``start`` names another kind of number (``[code]``'s
-    ``not_secret``: "job reference four four one nine", "order 4 4 1 9")."""
+    """Whether the words before ``start`` name another kind of number: one of the two last is in ``[code]``'s
+    ``not_secret`` ("job reference four four one nine", "order 4 4 1 9"), or one of the three last names a
+    thing's number ("the ticket number is four four nine one"), and no code's word stands among the seven
+    last ("the PIN for the work phone is zero three one zero")."""
     words, _ = _not_secret()
     before = _WORDS.findall(_lower(text[max(0, start - 80) : start]))[-7:]
-    if any(w in _CODE_WORDS for w in before):  # "the PIN for the work phone is zero three one zero"
+    if any(
+        w in not_passwords("code_words") for w in before
+    ):  # "the PIN for the work phone is zero three one zero"
         return False
     # "the ticket number is four four nine one": a thing's number
-    return any(w in words for w in before[-2:]) or any(w in _NUMBER_WORDS for w in before[-3:])
+    return any(w in words for w in before[-2:]) or any(thing_number([w]) for w in before[-3:])
 
 
 def keyed_digits(text: str) -> list[tuple[int, int]]:
@@ -217,22 +227,6 @@ def keyed_digits(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-@functools.cache
-def _number_words() -> dict[str, int]:
-    """Each language's words for the digits (``data/number_words.toml``), word -> digit."""
-    import tomllib
-    from pathlib import Path
-
-    with (Path(__file__).resolve().parent / "data" / "number_words.toml").open("rb") as handle:
-        tables = tomllib.load(handle)
-    return {
-        word: digit
-        for table in tables.values()
-        for digit, words in enumerate(table["digits"])
-        for word in words
-    }
-
-
 _SPOKEN_TOKEN = re.compile(r"[^\s\d,،、。，：…–—.!?;:()\[\]{}\"“”«»/-]+")  # a word, its marks too ("सात")
 _SPOKEN_GAP = re.compile(r"[\s,،、，…–—-]*")
 
@@ -241,7 +235,7 @@ def spoken_digits(text: str) -> list[tuple[int, int]]:
     """Spans of codes said digit by digit in words, four or more apart by spaces, commas or dashes only
     ("deux, huit, zéro, cinq", "four seven seven two", "सात, तीन, एक, नौ"); not a count ("one, two, three,
     four") nor one digit repeated."""
-    words = _number_words()
+    words = number_words()
     spans = []
     run: list[tuple[int, int, int]] = []  # (start, end, digit)
 

@@ -44,7 +44,17 @@ from .credentials import (
     strong,
     stronger,
 )
-from .lexicon import _CJK_CHAR, _CLOSE, _OPEN, _describing, _phrases, _stopwords, _trim
+from .lexicon import (
+    _CJK_CHAR,
+    _CLOSE,
+    _OPEN,
+    _describing,
+    _phrases,
+    _stopwords,
+    _trim,
+    not_passwords,
+    thing_number,
+)
 from .model import logit, read_weights, sigmoid
 from .spans import Found, Vetoed, overlap_test
 
@@ -143,12 +153,13 @@ _TIME_BEFORE = frozenset({"from", "at", "until", "till", "by", "before", "after"
                           "bis", "à", "dès", "jusqu'à", "a", "às", "alle", "om", "kl", "kl."})  # fmt: skip
 
 
-# A telephone's number or a card's last digits: "内線 2214", "전화 02-555-0187", "ext. 4410", "card ends 4417".
-_NUMBER_NAMED = re.compile(
-    r"(?:内線|内线|電話|电话|전화|내선|tel\.?|phone|ext\.?|extension|durchwahl|poste|telefon|телефон|τηλ\.?|ends|ending in|"
-    r"ending)\s*[:：はは]?\s*$",
-    re.IGNORECASE,
-)
+@functools.cache
+def _phone_before() -> re.Pattern[str]:
+    """A telephone's, an extension's or a card's word right before a number ("内線 2214", "ext. 4410", "Card
+    ends 4417"; ``data/not_passwords.toml``'s ``phone``)."""
+    words = sorted(not_passwords("phone"), key=len, reverse=True)
+    return re.compile(r"(?:" + "|".join(re.escape(w) for w in words) + r")\s*[:：は]?\s*$", re.IGNORECASE)
+
 
 # A number in groups that runs on before or after the candidate, or after a trunk prefix's 0: "07700 900461",
 # "+44 7700 900 655", "06 12 34 56 78", "DE12 5001 0517 0648", "1800 889 9999".
@@ -156,32 +167,21 @@ _GROUPED_NUMBER = re.compile(
     r"(?:\+|\d[ .-])\d{2,5}[ .-]\d{2,5}[ .-]\d{2,5}|(?<!\d)0\d{2,5}[ .-]\d{3,8}(?!\d)"
 )
 
-# Calling a number: "να καλέσω Cosmote στο 13888", "call them on 0161 ...", "gọi VNPT".
-_CALLING = frozenset({"call", "dial", "ring", "phone", "text", "καλέσω", "τηλεφωνήστε", "gọi", "anrufen", "appeler",
-                      "llamar", "ligar", "chiamare", "bellen", "ringa", "ringe", "zadzwoń", "позвонить", "звонить",
-                      "подзвонити", "ara", "hubungi", "telepon", "電話", "전화"})  # fmt: skip
-
-# "number", "nr.", "nummer", "numéro", ...: what follows is a thing's number (but "PIN number" is a PIN).
-_NUMBER_WORD = re.compile(
-    r"(?:number|no|nr|nummer|numéro|numero|número|numer|номер|numarası|numara|番号|번호|\w+nr|\w+nummer|\w+numéro)\.?"
-)
-_CODE_BEFORE_NUMBER = frozenset({"pin", "code", "passcode", "combination"})
-_ACCOUNT_WORDS = frozenset({"account", "acct", "case", "konto", "compte", "cuenta", "conta", "conto", "rekening",
-                            "счёт", "счет", "рахунок", "hesap", "akun", "sag", "sak", "ärende", "caso", "dossier"})  # fmt: skip
 _YEAR = re.compile(r"(?:19|20)\d\d[.,;:)]?")
-_YEAR_BEFORE = frozenset({"in", "since", "from", "until", "by", "of", "im", "seit", "en", "depuis", "desde", "dal",
-                          "nel", "sinds", "sedan", "siden", "od", "w", "с", "в", "з", "у"})  # fmt: skip
 _TIME_RANGE = re.compile(r"\d{1,2}[:.h]\d\d(?:\s*[-–]\s*\d{1,2}(?:[:.h]\d\d)?)?")
 
 
 def _eligible(
     text: str, tokens: list[tuple[int, int]], i: int, best: tuple[int, str, str], phrase_start: int
 ) -> bool:
-    """What the rules know is no password stays out of the tagger's reach: after a lone "code" with no
-    lock's noun in its clause ("the zip code is 02108", "error code 5012"), a brand ("1Password"), an
-    address ("http://..."), a name in code ("login_not_required"), a time after its preposition ("on
-    duty from 0800"), a plain lower-case word not in quotes. (Nor, in ``candidates``, a token a blank
-    line away from its phrase.)"""
+    """What the rules know is no password stays out of the tagger's reach: a brand ("1Password", "Disney+"),
+    an address ("http://..."), a name, an assignment or a call in code ("login_not_required",
+    "max_length=128)"), a plain lower-case word not in quotes, a time after its preposition or an alarm's
+    word ("on duty from 0800", "alarm: 0630"), a telephone's, an account's or a thing's number ("内線 2214",
+    "+44 7700 900 655", "account 55779911", "saksnr. 662871"), a number to call, a network's or a device's
+    name ("SSIDは Buffalo-G-4F2A", "xiaomi_5G"), a time range, a year after "in", and what follows a lone
+    "code" that its neighbours call another kind ("the zip code is 02108"). The words are
+    ``data/not_passwords.toml``'s. (Nor, in ``candidates``, a token a blank line away from its phrase.)"""
     s, e = _trim(text, *tokens[i])
     value = text[s:e]
     if _BRAND.fullmatch(value) or "://" in value or _SNAKE.fullmatch(value) or _ASSIGNED.search(value):
@@ -192,27 +192,25 @@ def _eligible(
         (i > 0 and _word(text, tokens[i - 1]) in _TIME_BEFORE) or best[1] in ALARM_WORDS
     ):
         return False  # "on duty from 0800", "alarm: 0630"
-    if _NUMBER_NAMED.search(text, max(0, s - 16), s) or _GROUPED_NUMBER.search(
+    if _phone_before().search(text, max(0, s - 16), s) or _GROUPED_NUMBER.search(
         text, max(0, s - 14), min(len(text), e + 14)
     ):
         return False  # a telephone's, an account's or a customer's number: groups of digits in a row
-    if (
-        i > 0
-        and _NUMBER_WORD.fullmatch(_word(text, tokens[i - 1]))
-        and not (i > 1 and _word(text, tokens[i - 2]) in _CODE_BEFORE_NUMBER)
-    ):
+    if thing_number([_word(text, tokens[k]) for k in range(max(0, i - 2), i)]):
         return False  # "locker is number 3192", "saksnr. 662871"; not "PIN number 4412"
     if named_before(text, s) or NETWORK_NAME.fullmatch(value):
         return False  # a network's or a device's name: "the Wi-Fi is called 'Oakbarn_Events'", "xiaomi_5G"
     if i > 0 and _word(text, tokens[i - 1]) in _not_secret()[0]:
         return False  # what names another kind of number: "PO 4500182233", "order 88123"
-    if value.isdigit() and i > 0 and _word(text, tokens[i - 1]) in _ACCOUNT_WORDS:
+    if value.isdigit() and i > 0 and _word(text, tokens[i - 1]) in not_passwords("accounts"):
         return False  # an account's or a case's number: "account 55779911", "case 102345678901"
     if _TIME_RANGE.fullmatch(value):
         return False  # "breakfast 6:30-10"
-    if value.isdigit() and any(_word(text, tokens[k]) in _CALLING for k in range(max(0, i - 4), i)):
+    if value.isdigit() and any(
+        _word(text, tokens[k]) in not_passwords("calling") for k in range(max(0, i - 4), i)
+    ):
         return False  # a number to call
-    if _YEAR.fullmatch(value) and i > 0 and _word(text, tokens[i - 1]) in _YEAR_BEFORE:
+    if _YEAR.fullmatch(value) and i > 0 and _word(text, tokens[i - 1]) in not_passwords("year_before"):
         return False  # "replaced in 2024", "since 1998"
     return best[2] != "code" or _a_secret_code(text, phrase_start, phrase_start + len(best[1]), e)
 

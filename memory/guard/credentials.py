@@ -59,6 +59,7 @@ from .lexicon import (
     _stopwords,
     _tokens,
     _trim,
+    not_passwords,
 )
 from .spans import Found, Vetoed, overlap_test
 
@@ -106,26 +107,22 @@ NETWORK_NAME = re.compile(
 )
 
 
-# Words that name what follows: a network, a device ("the Wi-Fi is called 'Oakbarn_Events'", "síť se jmenuje
-# Chata_Lipno", "SSIDは Buffalo-G-4F2A"), in the lexicons' languages; a password is never introduced so.
-_NAMING = (
-    "called", "named", "ssid", "network", "name", "wifi name", "network name", "nom", "nombre", "nome", "naam",
-    "namn", "navn", "nazwa", "název", "имя", "название", "назва", "isim", "όνομα", "netzwerk", "heißt", "réseau", "s'appelle", "appelé", "red", "se llama",
-    "rete", "si chiama", "rede", "se chama", "netwerk", "heet", "nätverk", "nätverket", "heter", "nettverk",
-    "nettverket", "netværk", "hedder", "sieć", "nazywa się", "síť", "jmenuje", "сеть", "называется", "мережа",
-    "називається", "ağ", "adı", "δίκτυο", "λέγεται", "jaringan", "bernama", "namanya", "nama", "mạng", "tên",
-    "tên là", "नेटवर्क", "नाम", "الشبكة", "اسم", "이름은", "이름", "名前は", "名前", "名称", "名字", "叫",
-)  # fmt: skip
-_NAMED_BEFORE = re.compile(
-    r"(?<![A-Za-zÀ-ɏЀ-ӿ])(?:" + "|".join(re.escape(w) for w in sorted(_NAMING, key=len, reverse=True)) + r")"
-    r"[\s:：=はは是为는은이가'\"«“„]{0,4}$",
-    re.IGNORECASE,
-)
+@functools.cache
+def _named_before() -> re.Pattern[str]:
+    """One of ``data/not_passwords.toml``'s naming words, and at most a link, right before a position."""
+    naming = sorted(not_passwords("naming"), key=len, reverse=True)
+    return re.compile(
+        r"(?<![A-Za-zÀ-ɏЀ-ӿ])(?:"
+        + "|".join(re.escape(w) for w in naming)
+        + r")[\s:：=は是为는은이가'\"«“„]{0,4}$",
+        re.IGNORECASE,
+    )
 
 
 def named_before(text: str, start: int) -> bool:
-    """Whether a naming word stands right before ``start`` ("is called", "SSIDは", "síť se jmenuje")."""
-    return _NAMED_BEFORE.search(text, max(0, start - 24), start) is not None
+    """Whether a naming word stands right before ``start``: a network's or a device's name follows ("is
+    called", "SSIDは", "síť se jmenuje", "Wifi name:")."""
+    return _named_before().search(text, max(0, start - 24), start) is not None
 
 
 def plausible(value: str) -> bool:

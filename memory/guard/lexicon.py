@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 DATA = Path(__file__).resolve().parent / "data" / "credential_words.toml"
+NOT_PASSWORDS = DATA.with_name("not_passwords.toml")
+NUMBER_WORDS = DATA.with_name("number_words.toml")
 
 _MAX_GAP_TOKENS = 6  # qualifier words between the credential word and its link
 
@@ -44,6 +46,36 @@ def _describing() -> frozenset[str]:
 def _stopwords() -> frozenset[str]:
     """Words never in an English passphrase and everywhere in talk about passwords ("too short to be")."""
     return frozenset(_lexicon()["en"]["stopwords"])
+
+
+@functools.cache
+def not_passwords(kind: str) -> frozenset[str]:
+    """A list of ``data/not_passwords.toml``: words around a value that say it is no password."""
+    with NOT_PASSWORDS.open("rb") as handle:
+        return frozenset(tomllib.load(handle)[kind])
+
+
+@functools.cache
+def number_words() -> dict[str, int]:
+    """Each language's words for the digits (``data/number_words.toml``), word -> digit."""
+    with NUMBER_WORDS.open("rb") as handle:
+        tables = tomllib.load(handle)
+    return {
+        word: digit
+        for table in tables.values()
+        for digit, words in enumerate(table["digits"])
+        for word in words
+    }
+
+
+def thing_number(words: list[str]) -> bool:
+    """Whether the last of ``words`` names a thing's number ("number", "saksnr", "Kundennummer") and the one
+    before is no code's word ("PIN number 4412" is a PIN)."""
+    if not words:
+        return False
+    last = words[-1].rstrip(".")
+    named = last in not_passwords("number_words") or last.endswith(tuple(not_passwords("number_endings")))
+    return named and not (len(words) > 1 and words[-2] in not_passwords("code_words"))
 
 
 @functools.cache
