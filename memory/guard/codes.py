@@ -82,6 +82,7 @@ COMBINATION_WORDS = frozenset(
         "комбінація",
         "kombinacja",
         "kombinace",
+        "szyfr",
     }
 )
 
@@ -91,7 +92,7 @@ ONE_TIME_WORDS = frozenset(
     {"otp", "one-time code", "one time code", "verification code", "2fa code", "sms code", "login code",
      "security code", "código de verificação", "código de verificación", "code de vérification",
      "bestätigungscode", "verificatiecode", "kod weryfikacyjny", "код подтверждения", "doğrulama kodu",
-     "認証コード", "验证码", "인증번호"}
+     "認証コード", "验证码", "인증번호", "passcode", "app passcode"}
 )  # fmt: skip
 
 

@@ -136,6 +136,8 @@ def plausible(value: str) -> bool:
         return False  # a word of another script, unless letters run into digits ("Соняшник2025")
     if is_placeholder(value) or _CODE.search(value) or NETWORK_NAME.fullmatch(value):
         return False
+    if value.lower() in not_passwords("brands"):  # "FRITZ!Box", "Disney+"
+        return False
     if _PLACEHOLDER.match(value) and not re.search(r"[A-Za-z]\d|\d[A-Za-z]", value):
         return False
     if re.sub(r"['’]", "", value).rstrip("!?").isalpha() or _SAME.fullmatch(value):
@@ -195,6 +197,8 @@ def stronger(value: str, known: bool | None = None) -> bool:
     return (mixed or symbol) and not _SLUG.fullmatch(value)
 
 
+_SEED = re.compile(r"(?i)seed|recovery phrase|mnemonic|\b(?:12|24) words")
+
 _PHRASE_DASH = re.compile(r"\s[-–—]\s")
 
 _PHRASE_END = tuple(",\"”’'»")
@@ -224,7 +228,9 @@ def _passphrase(text: str, start: int, end: int, phrasal: bool = False) -> tuple
         if w.group().endswith(_PHRASE_END):
             break
     named = phrasal and text[:start].rstrip().endswith((":", "："))  # "passphrase: my dog eats purple socks"
-    if not 3 <= len(words) <= (8 if named else 6) or words[0].group().lower() in _POINTERS:
+    seed = named and _SEED.search(text, max(0, start - 60), start) is not None  # a wallet's: 12 or 24 words
+    most = 24 if seed else 8 if named else 6
+    if not 3 <= len(words) <= most or words[0].group().lower() in _POINTERS:
         return None  # "use four random words": advice, not a phrase
     stops = 0
     for i, w in enumerate(words):
@@ -436,7 +442,11 @@ _VALUE = re.compile(r"\S{1,129}")
 _ACCOUNT_SEPARATOR = re.compile(r"[ \t]+/[ \t]*(?=\S)|(?<=\w\w)/(?=[^\s/])|:(?=[^\s/])")
 
 # The account before it: a plain name ("root", "svc_backup"); "event-bus-api:rc0.15" is a coordinate.
-_ACCOUNT = re.compile(r"(?<![\w/:.@-])[a-z_][a-z0-9_]{1,31}\Z", re.IGNORECASE)
+# An account's name, or its e-mail address ("jim.parr@btinternet.com / Kingfisher7")
+_ACCOUNT = re.compile(
+    r"(?<![\w/:.@-])(?:[a-z_][a-z0-9_]{1,31}|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4})\Z",
+    re.IGNORECASE,
+)
 
 _MYSQL_P = re.compile(r"\b(?:mysql|mariadb|mysqldump|mysqladmin)\b[^\n]{0,120}?(?<!\S)-p(?=\S)")
 

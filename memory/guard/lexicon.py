@@ -23,7 +23,9 @@ _MAX_GAP_TOKENS = 6  # qualifier words between the credential word and its link
 
 _CLAUSE_END = re.compile(r"[\n\r]|[.;?!](?=\s|$)")
 
-_TOKEN = re.compile(r"[^\s，。、；！？]+")  # CJK full-width punctuation ends a token: "qingshan2024!，别外传"
+_TOKEN = re.compile(
+    r"[^\s，。、；！？（）]+"
+)  # CJK full-width punctuation ends a token: "qingshan2024!，别外传"
 
 _OPEN = "(\"'«「（“‘`„"
 

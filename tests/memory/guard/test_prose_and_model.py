@@ -198,6 +198,13 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("the PIN for the work phone is two nine one seven", "two nine one seven"),
         ("console passkey, kids don't know: 602915", "602915"),
         ("BitLocker recovery key 401234-018877-556123-700451-239980-114477-662310-095533", "401234-018877"),
+        # An e-mail address as the account; a seed's twelve words; an app's passcode in two threes.
+        ("Prime Video: maria.k@example.com / Kestrel_Row_8", "Kestrel_Row_8"),
+        (
+            "Recovery phrase (12 words): pencil harbor lime drift ocean velvet cargo minute frost jelly amber koala",
+            "pencil harbor lime drift ocean velvet cargo minute frost jelly amber koala",
+        ),
+        ("Monzo app passcode: 482 917", "482 917"),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
@@ -310,6 +317,10 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "School bus app: school code 94172, route 12, pickup 7:18am",
         "The wifi at the cabin is slow, I'll call the provider at 13888.",
         "Alarm company is ADT, acct 40918823, monitoring line 1-800-555-0175.",
+        # A router's brand after a Wi-Fi word; a postal PIN code in Hindi; an e-mail and a day.
+        "WLAN bei Oma: FRITZ!Box 7530, der Schlüssel steht unten auf dem Aufkleber.",
+        "ऑर्डर नंबर 40518823, डिलीवरी शुक्रवार तक, पिन कोड 110001।",
+        "mail me at anna.b@corp.example / Tuesday works",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
