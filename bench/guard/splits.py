@@ -440,12 +440,16 @@ PROSE_SETS = (
     ),
     (
         "heldout25",
-        "session 38: the whole range in 23 languages, ordinary notes of every kind, written by a ninth helper that never read the rules, after 111a8a6; never read: **blind**",
+        "session 38: the whole range in 23 languages, ordinary notes of every kind, written by a ninth helper that never read the rules, after 111a8a6; measured once by 4426544, then read",
+    ),
+    (
+        "heldout26",
+        "session 38: the whole range in 23 languages, ordinary notes of every kind, written by a tenth helper that never read the rules, after 5b41975; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout25",)
+BLIND_PROSE = ("heldout26",)
 
 
 def credential_notes() -> list[Item]:
