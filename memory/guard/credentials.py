@@ -211,18 +211,17 @@ _POINTERS = frozenset({"in", "on", "at", "under", "from", "with", "by", "see", "
 
 
 def _passphrase(text: str, start: int, end: int, phrasal: bool = False) -> tuple[int, int] | None:
-    """Three to six ordinary lower-case words, to the end of the clause or to a comma, a closing quote or
-    a dash ("the password is marmalade sunset river — she wants it reset"). None of them a word of talk
-    about passwords (``_stopwords``), except after a passphrase's own word and a colon, which name a phrase:
-    there a third may be ("my dog eats purple socks", "moose tracks at dawn"), the first not a pointer;
-    "a long passphrase is easier to remember" is talk."""
+    """Three to six ordinary lower-case words, to the end of the clause or to a comma, a closing quote, a
+    dash or an aside ("the password is marmalade sunset river — she wants it reset"); the first never a
+    pointer or advice ("in the drawer", "use four random words"). None of them a word of talk about
+    passwords (``_stopwords``), except after a phrase's own word and a colon, which name a phrase: there a
+    third may be, and up to eight words ("my dog eats purple socks", "moose tracks at dawn"; 24 for a
+    wallet's seed); "a long passphrase is easier to remember" is talk."""
     dash = _PHRASE_DASH.search(text, start, end)
     end = dash.start() if dash else end
     words: list[re.Match[str]] = []
     for w in re.finditer(r"\S+", text[start:end]):
-        if words and w.group().startswith(
-            ("(", "[")
-        ):  # an aside after the phrase: "swims backwards (he said)"
+        if words and w.group().startswith(("(", "[")):  # an aside after it: "swims backwards (he said)"
             break
         words.append(w)
         if w.group().endswith(_PHRASE_END):
@@ -239,7 +238,7 @@ def _passphrase(text: str, start: int, end: int, phrasal: bool = False) -> tuple
             return None  # the first word may open a sentence: "Lighthouse keeper sings at dawn"
         word = word.lower()
         stops += word in _stopwords()
-    if stops and not (named and 3 * stops <= len(words) and words[0].group() not in _POINTERS):
+    if stops and not (named and 3 * stops <= len(words)):
         return None
     last = words[-1]
     return start + words[0].start(), start + last.start() + len(last.group().rstrip(_CLOSE))
@@ -382,10 +381,11 @@ def _a_name(word: str) -> bool:
     )
 
 
+# A phrase by its own word: ``_passphrase`` lets a few stopwords in, and more words after its colon.
 _PHRASAL = frozenset(
     {"passphrase", "pass phrase", "unlock phrase", "secret phrase", "master phrase", "recovery phrase",
      "seed phrase", "phrase de passe", "frase de contraseña", "passwortsatz", "wachtwoordzin"}
-)  # fmt: skip  # a phrase by name: ``_passphrase`` lets a few stopwords in
+)  # fmt: skip
 
 # "1Password", "7Zip", "Disney+", "DS920+", "Notepad++": a name, not a password further along a clause
 _BRAND = re.compile(r"\d[A-Za-z]+|[A-Za-z0-9]+\+{1,2}")
