@@ -83,6 +83,13 @@ COMBINATION_WORDS = frozenset(
         "kombinacja",
         "kombinace",
         "szyfr",
+        "kombinaci",
+        "kombinacji",
+        "комбинацию",
+        "комбінацію",
+        "combinatie",
+        "kombinasjon",
+        "kombinationen",
     }
 )
 
@@ -92,7 +99,7 @@ ONE_TIME_WORDS = frozenset(
     {"otp", "one-time code", "one time code", "verification code", "2fa code", "sms code", "login code",
      "security code", "código de verificação", "código de verificación", "code de vérification",
      "bestätigungscode", "verificatiecode", "kod weryfikacyjny", "код подтверждения", "doğrulama kodu",
-     "認証コード", "验证码", "인증번호", "passcode", "app passcode"}
+     "認証コード", "验证码", "인증번호", "passcode", "app passcode", "host key"}
 )  # fmt: skip
 
 

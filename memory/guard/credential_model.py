@@ -184,7 +184,13 @@ def _eligible(
     ``data/not_passwords.toml``'s. (Nor, in ``candidates``, a token a blank line away from its phrase.)"""
     s, e = _trim(text, *tokens[i])
     value = text[s:e]
-    if _BRAND.fullmatch(value) or "://" in value or _SNAKE.fullmatch(value) or _ASSIGNED.search(value):
+    if (
+        _BRAND.fullmatch(value)
+        or "://" in value
+        or _SNAKE.fullmatch(value)
+        or _ASSIGNED.search(value)
+        or _VERSION.fullmatch(value)  # a version, an IP address: "v3.2.0", "10.0.8.21"
+    ):
         return False  # a brand, an address, a name or an assignment or a call in code ("max_length=128)")
     if value.isalpha() and value.islower() and text[tokens[i][0]] not in _OPEN:
         return False  # a plain word unquoted: the rules' passphrases and lone words decide ("is easier")

@@ -155,9 +155,13 @@ def _automaton() -> Any:
     return automaton
 
 
-def _bounded(low: str, start: int, end: int) -> bool:
+def _bounded(low: str, start: int, end: int, kind: str = "") -> bool:
+    """A whole word, not inside a key or a path; a code's word may end a compound ("Vipps-PIN")."""
+    after_ok = end == len(low) or not low[end].isalnum()
+    if kind == "numeric" and start >= 2 and low[start - 1] == "-" and low[start - 2].isalpha():
+        return after_ok
     before_ok = start == 0 or not (low[start - 1].isalnum() or low[start - 1] in _INSIDE)
-    return before_ok and (end == len(low) or not low[end].isalnum())
+    return before_ok and after_ok
 
 
 def _phrases(text: str) -> Iterator[tuple[int, int, str, str]]:
@@ -168,14 +172,14 @@ def _phrases(text: str) -> Iterator[tuple[int, int, str, str]]:
     if automaton is not None:
         for last, (phrase, kind, spaced) in automaton.iter(low):
             start, end = last + 1 - len(phrase), last + 1
-            if not spaced or _bounded(low, start, end):
+            if not spaced or _bounded(low, start, end, kind):
                 yield start, end, phrase, kind
         return
     by_first, dense, _, _, _ = _lexicon_index()
     for m in _WORD.finditer(low):
         for phrase, kind in by_first.get(m.group(), ()):
             end = m.start() + len(phrase)
-            if low.startswith(phrase, m.start()) and _bounded(low, m.start(), end):
+            if low.startswith(phrase, m.start()) and _bounded(low, m.start(), end, kind):
                 yield m.start(), end, phrase, kind
     for phrase, kind in dense:
         at = low.find(phrase)

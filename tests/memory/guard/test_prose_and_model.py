@@ -205,6 +205,10 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
             "pencil harbor lime drift ocean velvet cargo minute frost jelly amber koala",
         ),
         ("Monzo app passcode: 482 917", "482 917"),
+        # A code's word at the end of a compound; a Zoom host key in two threes; a Czech combination.
+        ("Vipps-PIN (ny): 7302", "7302"),
+        ("Zoom host key for the board is 604 215", "604 215"),
+        ("trezor v kanceláři má novou kombinaci 35-60-85", "35-60-85"),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
@@ -321,6 +325,8 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "WLAN bei Oma: FRITZ!Box 7530, der Schlüssel steht unten auf dem Aufkleber.",
         "ऑर्डर नंबर 40518823, डिलीवरी शुक्रवार तक, पिन कोड 110001।",
         "mail me at anna.b@corp.example / Tuesday works",
+        # An IP address near a password's word.
+        "所有系统改为单点登录，不再单独设置密码；测试环境地址 10.0.8.21",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
