@@ -444,12 +444,16 @@ PROSE_SETS = (
     ),
     (
         "heldout26",
-        "session 38: the whole range in 23 languages, ordinary notes of every kind, written by a tenth helper that never read the rules, after 5b41975; never read: **blind**",
+        "session 38: the whole range in 23 languages, ordinary notes of every kind, written by a tenth helper that never read the rules, after 5b41975; measured once by 2c2b606, then read",
+    ),
+    (
+        "heldout27",
+        "session 38: the whole range in 23 languages, ordinary notes of every kind, written by an eleventh helper that never read the rules, after 416457a; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout26",)
+BLIND_PROSE = ("heldout27",)
 
 
 def credential_notes() -> list[Item]:
