@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import itertools
 import re
 from collections.abc import Iterator
 
@@ -547,62 +546,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
             spans.append((token.start(), token.end()))
     spans.extend(keyed_digits(text))
     spans.extend(spoken_digits(text))
-    spans.extend(chat_answers(text))
     return sorted(set(spans))
-
-
-# A chat's question that names a credential or a code, and the next speaker's answer:
-#   "Pierre : tu as le code de l'alarme ?" / "Julie : oui, 8830, et tu appuies sur OFF"
-#   "Дима: какой пароль от роутера?" / "Оля: kotik_na_kryshe"
-_SPEAKER = re.compile(r"[ \t]*(?:\[[^\]\n]{1,20}\][ \t]*)?([^\s:：?][^:：?\n]{0,23}?)[ \t]*[:：][ \t]*")
-_DASH = re.compile(r"[ \t]*([—–])[ \t]*")  # a dialogue's dash: "— какой пин от карты?" / "— 6611"
-_FILLER = re.compile(
-    r"(?i:(?:yeah|yes|yep|yup|sure|ok|okay|oh|it's|its|it is|oui|c'est|ja|jo|sí|si|sim|tak|да|ага|evet|"
-    r"ναι|نعم|हाँ|ya|iya|vâng|ừ|네|はい|是|就是|嗯)\b[ \t,.:—–-]*)+|[是：:][ \t]*"
-)
-
-
-def chat_answers(text: str) -> list[tuple[int, int]]:
-    """The answer, on the next speaker's line, to a question that names a credential or a code: digits of
-    a code (three or more), or a value that ``plausible`` takes and that has a digit, a symbol or an
-    underscore ("kotik_na_kryshe"; "same email as always" is no value). The question's code word must not
-    be another kind of code ("what's the zip code?")."""
-    if "\n" not in text or not any(q in text for q in "?？"):
-        return []
-    lines = [(m.start(), m.group()) for m in re.finditer(r"[^\n]+", text)]
-    spans = []
-    for (_, question), (start, answer) in itertools.pairwise(lines):
-        asked = _SPEAKER.match(question) or _DASH.match(question)
-        said = _SPEAKER.match(answer) or _DASH.match(answer)
-        if asked is None or said is None or not any(q in question for q in "?？"):
-            continue
-        if asked.re is _SPEAKER and asked.group(1) == said.group(1):  # one speaker twice; dashes alternate
-            continue
-        named = [
-            (a, b, kind)
-            for a, b, _, kind in _phrases(question)
-            if kind in ("credential", "numeric", "lock", "signin")
-            or (kind == "code" and _a_secret_code(question, a, b, len(question)))
-        ]
-        if not named:
-            continue
-        at = said.end()
-        filler = _FILLER.match(answer, at)
-        at = filler.end() if filler else at
-        token = _TOKEN.match(answer, at)
-        if token is None:
-            continue
-        s, e = _trim(answer, token.start(), token.end())
-        value = answer[s:e].rstrip(",")
-        e = s + len(value)
-        keyed = keyed_digits(answer[s:])
-        if keyed and keyed[0][0] == 0:
-            spans.append((start + s, start + s + keyed[0][1]))
-        elif (value.isdigit() and 3 <= len(value) <= 12) or (
-            plausible(value) and any(not c.isalpha() for c in value)
-        ):
-            spans.append((start + s, start + e))
-    return spans
 
 
 # A token that meets a password policy on its own: upper and lower case, a digit and a symbol, 8 to 40
@@ -645,12 +589,18 @@ def find_password_shaped(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def scan_prose_credentials(text: str, low: str, found: list[Found], vetoed: Vetoed) -> None:
-    """The redaction layer (``redaction.SCANNERS``): every prose credential not judged "not secret"."""
+def add_prose_spans(text: str, spans: list[tuple[int, int]], found: list[Found], vetoed: Vetoed) -> None:
+    """Record ``spans`` as passwords in prose (``RULE``), but none judged "not secret" and none a name."""
     overlaps_vetoed = overlap_test(vetoed)
-    for start, end in find_prose_credentials(text):
+    for start, end in spans:
         if not overlaps_vetoed(start, end) and not named_before(text, start):
             found.append(Found(start, end, RULE, PRIORITY))
+
+
+def scan_prose_credentials(text: str, low: str, found: list[Found], vetoed: Vetoed) -> None:
+    """The redaction layer (``redaction.SCANNERS``): every prose credential not judged "not secret"."""
+    add_prose_spans(text, find_prose_credentials(text), found, vetoed)
+    overlaps_vetoed = overlap_test(vetoed)
     for start, end in find_password_shaped(text):
         if not overlaps_vetoed(start, end):
             found.append(Found(start, end, SHAPED_RULE, PRIORITY - 1))

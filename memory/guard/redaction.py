@@ -12,6 +12,7 @@ then the longest, then the first found:
    with placeholder and variable-reference filtering (``context``);
 4. passwords written in prose (priority 2): "with password Tango2021!", "admin / Summit2020@", "her password
    is correct horse battery staple", in the languages of ``data/credential_words.toml`` (``credentials``);
+   and a chat's answer to a question about a password or a code (``chat``);
 5. the learned password tagger (priority 1): candidates near a credential, sign-in, code or lock word scored
    by a logistic regression on their shape and the words around them (``credential_model``), for the
    phrasings no rule names;
@@ -34,6 +35,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 
+from .chat import scan_chat_answers
 from .context import scan_assignments, scan_auth_headers, scan_curl_credentials, scan_url_credentials
 from .credential_model import scan_learned_credentials
 from .credentials import scan_prose_credentials
@@ -52,6 +54,7 @@ SCANNERS: tuple[Scanner, ...] = (
     scan_curl_credentials,
     scan_url_credentials,
     scan_prose_credentials,
+    scan_chat_answers,
     scan_learned_credentials,
     scan_high_entropy,
 )
