@@ -23,6 +23,7 @@ import re
 
 from .lexicon import (
     _MAX_GAP_TOKENS,
+    SHAPES,
     _clause_end,
     _clause_start,
     _lexicon,
@@ -69,50 +70,17 @@ def _a_date(value: str) -> bool:
 
 _LEADING = {shape: re.compile(f"(?i:{_LEAD})({pattern.pattern})") for shape, pattern in _SHAPES.items()}
 
-COMBINATION_WORDS = frozenset(
-    {
-        "combination",
-        "combo",
-        "combinación",
-        "combinaison",
-        "kombination",
-        "combinazione",
-        "combinação",
-        "комбинация",
-        "комбінація",
-        "kombinacja",
-        "kombinace",
-        "szyfr",
-        "kombinaci",
-        "kombinacji",
-        "комбинацию",
-        "комбінацію",
-        "combinatie",
-        "kombinasjon",
-        "kombinationen",
-    }
-)
 
-RECOVERY_WORDS = frozenset({"backup code", "backup codes", "recovery code", "recovery codes"})
-
-ONE_TIME_WORDS = frozenset(
-    {"otp", "one-time code", "one time code", "verification code", "2fa code", "sms code", "login code",
-     "security code", "código de verificação", "código de verificación", "code de vérification",
-     "bestätigungscode", "verificatiecode", "kod weryfikacyjny", "код подтверждения", "doğrulama kodu",
-     "認証コード", "验证码", "인증번호", "passcode", "app passcode", "host key"}
-)  # fmt: skip
+@functools.cache
+def _shapes() -> dict[str, str]:
+    """Each word of ``[numeric]``'s shape lists -> its code's shape (``lexicon.SHAPES``)."""
+    numeric = _lexicon()["numeric"]
+    return {word: shape for shape, key in SHAPES.items() for word in numeric[key]}
 
 
 def _shape(phrase: str) -> str:
-    return (
-        "combination"
-        if phrase in COMBINATION_WORDS
-        else "grouped"
-        if phrase in RECOVERY_WORDS
-        else "otp"
-        if phrase in ONE_TIME_WORDS
-        else "digits"
-    )
+    """The shape of the code after ``phrase``: four to twelve digits ("digits") unless a shape list names it."""
+    return _shapes().get(phrase, "digits")
 
 
 @functools.cache

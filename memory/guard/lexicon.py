@@ -23,9 +23,8 @@ _MAX_GAP_TOKENS = 6  # qualifier words between the credential word and its link
 
 _CLAUSE_END = re.compile(r"[\n\r]|[.;?!](?=\s|$)")
 
-_TOKEN = re.compile(
-    r"[^\s，。、；！？（）]+"
-)  # CJK full-width punctuation ends a token: "qingshan2024!，别外传"
+# CJK full-width punctuation ends a token: "qingshan2024!，别外传", "sakura-tokyo-5521（大文字なし）"
+_TOKEN = re.compile(r"[^\s，。、；！？（）]+")
 
 _OPEN = "(\"'«「（“‘`„"
 
@@ -92,6 +91,10 @@ def _lexicon() -> dict[str, dict[str, list[str]]]:
 # ``codes._a_secret_code``), a lock whose number after a link is its code ("bike lock: 0385").
 _KINDS = ("signin", "numeric", "weak", "code", "lock")
 
+# The lists of ``[numeric]`` whose words' codes have another shape than four to twelve digits: a code shape of
+# ``codes`` -> its list ("combination": "combo is 08-15-29", "grouped": "7QX4-M2PL-9KD3", "otp": "418 207").
+SHAPES = {"combination": "combination", "grouped": "recovery", "otp": "one_time"}
+
 
 @functools.cache
 def _english_links() -> frozenset[str]:
@@ -112,6 +115,10 @@ def _lexicon_index() -> tuple[
     dense: list[tuple[str, str]] = []
     entries = [(w, "credential") for lang in languages for w in lang["words"]]
     entries += [(w, kind) for kind in _KINDS for w in lexicon[kind]["words"]]
+    named = {w for w, _ in entries}  # a shape's word is a numeric word unless another table has it
+    entries += [
+        (w, "numeric") for shape in SHAPES.values() for w in lexicon["numeric"][shape] if w not in named
+    ]
     for phrase, kind in sorted(set(entries), key=lambda e: -len(e[0])):
         first = _WORD.match(phrase)
         if first is None or first.end() == 0 or (not phrase.isascii() and not _SPACED.search(phrase)):
