@@ -29,6 +29,11 @@ _FILLER = re.compile(
 )
 
 
+def _speaker(line: str) -> re.Match[str] | None:
+    """Who says ``line``: a name and a colon, else a dialogue's dash; None for a line of neither."""
+    return _SPEAKER.match(line) or _DASH.match(line)
+
+
 def chat_answers(text: str) -> list[tuple[int, int]]:
     """The answer, on the next speaker's line, to a question that names a credential or a code: digits of
     a code (three or more), or a value that ``plausible`` takes and that has a digit, a symbol or an
@@ -39,19 +44,16 @@ def chat_answers(text: str) -> list[tuple[int, int]]:
     lines = [(m.start(), m.group()) for m in re.finditer(r"[^\n]+", text)]
     spans = []
     for (_, question), (start, answer) in itertools.pairwise(lines):
-        asked = _SPEAKER.match(question) or _DASH.match(question)
-        said = _SPEAKER.match(answer) or _DASH.match(answer)
+        asked, said = _speaker(question), _speaker(answer)
         if asked is None or said is None or not any(q in question for q in "?？"):
             continue
         if asked.re is _SPEAKER and asked.group(1) == said.group(1):  # one speaker twice; dashes alternate
             continue
-        named = [
-            (a, b, kind)
-            for a, b, _, kind in _phrases(question)
-            if kind in ("credential", "numeric", "lock", "signin")
+        if not any(
+            kind in ("credential", "numeric", "lock", "signin")
             or (kind == "code" and _a_secret_code(question, a, b, len(question)))
-        ]
-        if not named:
+            for a, b, _, kind in _phrases(question)
+        ):
             continue
         at = said.end()
         filler = _FILLER.match(answer, at)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .codes import ALARM_WORDS, _a_secret_code, _not_secret
+from .codes import _HHMM, ALARM_WORDS, _a_secret_code, _not_secret
 from .credentials import (
     _BRAND,
     _DATE,
@@ -148,7 +148,7 @@ def candidates(text: str) -> Iterator[tuple[int, list[tuple[int, int]], tuple[in
 
 _ASSIGNED = re.compile(r"[=()\[\]{}]")  # an assignment or a call in code: "max_length=128)", "f(x)"
 _SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")  # a name in code: "login_not_required"
-_TIME = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d|\d{1,2}[:.h][0-5]\d")
+_TIME = re.compile(_HHMM.pattern + r"|\d{1,2}[:.h][0-5]\d")  # "0800", "8:00", "8h00"
 _TIME_BEFORE = frozenset({"from", "at", "until", "till", "by", "before", "after", "since", "around", "um", "ab",
                           "bis", "à", "dès", "jusqu'à", "a", "às", "alle", "om", "kl", "kl."})  # fmt: skip
 
@@ -184,6 +184,7 @@ def _eligible(
     ``data/not_passwords.toml``'s. (Nor, in ``candidates``, a token a blank line away from its phrase.)"""
     s, e = _trim(text, *tokens[i])
     value = text[s:e]
+    previous = _word(text, tokens[i - 1]) if i > 0 else ""
     if (
         _BRAND.fullmatch(value)
         or "://" in value
@@ -194,9 +195,7 @@ def _eligible(
         return False  # a brand, an address, a name or an assignment or a call in code ("max_length=128)")
     if value.isalpha() and value.islower() and text[tokens[i][0]] not in _OPEN:
         return False  # a plain word unquoted: the rules' passphrases and lone words decide ("is easier")
-    if _TIME.fullmatch(value) and (
-        (i > 0 and _word(text, tokens[i - 1]) in _TIME_BEFORE) or best[1] in ALARM_WORDS
-    ):
+    if _TIME.fullmatch(value) and (previous in _TIME_BEFORE or best[1] in ALARM_WORDS):
         return False  # "on duty from 0800", "alarm: 0630"
     if _phone_before().search(text, max(0, s - 16), s) or _GROUPED_NUMBER.search(
         text, max(0, s - 14), min(len(text), e + 14)
@@ -206,9 +205,9 @@ def _eligible(
         return False  # "locker is number 3192", "saksnr. 662871"; not "PIN number 4412"
     if named_before(text, s) or NETWORK_NAME.fullmatch(value):
         return False  # a network's or a device's name: "the Wi-Fi is called 'Oakbarn_Events'", "xiaomi_5G"
-    if i > 0 and _word(text, tokens[i - 1]) in _not_secret()[0]:
+    if previous in _not_secret()[0]:
         return False  # what names another kind of number: "PO 4500182233", "order 88123"
-    if value.isdigit() and i > 0 and _word(text, tokens[i - 1]) in not_passwords("accounts"):
+    if value.isdigit() and previous in not_passwords("accounts"):
         return False  # an account's or a case's number: "account 55779911", "case 102345678901"
     if _TIME_RANGE.fullmatch(value):
         return False  # "breakfast 6:30-10"
@@ -216,7 +215,7 @@ def _eligible(
         _word(text, tokens[k]) in not_passwords("calling") for k in range(max(0, i - 4), i)
     ):
         return False  # a number to call
-    if _YEAR.fullmatch(value) and i > 0 and _word(text, tokens[i - 1]) in not_passwords("year_before"):
+    if _YEAR.fullmatch(value) and previous in not_passwords("year_before"):
         return False  # "replaced in 2024", "since 1998"
     return best[2] != "code" or _a_secret_code(text, phrase_start, phrase_start + len(best[1]), e)
 

@@ -70,9 +70,8 @@ _MAX_SIGNIN_TOKENS = 8  # tokens of a sign-in clause searched for a value
 
 _MAX_CLAUSE_TOKENS = 12  # tokens after a credential word searched for a secret-shaped value
 
-_ASIDE_TOKENS = (
-    14  # of an aside in brackets before the link: "verbal password (if ADT calls, they ask for it): X"
-)
+# Tokens of an aside in brackets before the link: "verbal password (if ADT calls, they ask for it): X"
+_ASIDE_TOKENS = 14
 
 _MAX_BEFORE_TOKENS = 6  # tokens before a sign-in word ("use admin and Bl4ckb1rd! to log in")
 
@@ -166,9 +165,8 @@ _RECORD_JOIN = re.compile(r"\|[A-Z][A-Z0-9]*_[A-Z0-9_]+|\|[A-Z][A-Z_]{2,}$")
 
 _WORDS_COMMA = re.compile(r"[^\W\d_]+,[^\W\d_]+")  # "Hi David,Your company's ...": a missing space
 
-_ADDRESS_CUT = re.compile(
-    r"[a-z][a-z.-]{2,}@[a-z][a-z-]{2,}"
-)  # "noreply@hrportal": an address, its ".com" cut off
+# "noreply@hrportal": an address, its ".com" cut off
+_ADDRESS_CUT = re.compile(r"[a-z][a-z.-]{2,}@[a-z][a-z-]{2,}")
 
 _VARIABLE = re.compile(r"\$[\w{(]")  # "$HOME", "${PASS}", "$(cat f)"; "Ledger88$" is a password
 
@@ -188,9 +186,8 @@ def stronger(value: str, known: bool | None = None) -> bool:
         or _BRAND.fullmatch(value)
         or _ADDRESS_CUT.fullmatch(value)
     ):
-        return (
-            False  # a record's fields joined by pipes; two words and a comma with its space missing; a brand
-        )
+        # a record's fields joined by pipes; two words and a comma with its space missing; a brand; an address
+        return False
     mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
     symbol = any(not c.isalnum() and c not in "-_." for c in value)
     return (mixed or symbol) and not _SLUG.fullmatch(value)
