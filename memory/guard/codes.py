@@ -36,7 +36,7 @@ from .lexicon import (
     thing_number,
 )
 
-_LEAD = r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|je|to|это)[\s:]+|(?:は|是|为|為|：|는|은|가)\s*)?"
+_LEAD = r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|är|je|to|это)[\s:]+|(?:は|是|为|為|：|는|은|가)\s*)?"
 
 # Four to twelve digits, a door code's letter after them ("4729B") but not a word ("1234Main")
 # ... or digit by digit, or in pairs: "7 3 9 1", "80 19 44"
@@ -152,12 +152,26 @@ def _a_secret_code(text: str, word_start: int, word_end: int, value_end: int) ->
 
 # After a lock's own noun a code needs a link: "Bike lock: 0385", "the cabin's key safe is 9950".
 _SET_TO = r"(?:(?:i|we)\s+)?(?:set|changed|reset)\s+(?:it\s+)?to\s+"  # "set to", "I set it to"
-_LOCK_LINK = re.compile(
+_LOCK_LINK_TO = (
     r"(?i:(?:['’]s\s+|\s*[:=]\s*|\s+(?:is|was|is now|ist|est|es|é|è|er|är|je|это|—|-)\s+)"
     + rf"(?:{_SET_TO})?|\s+{_SET_TO})"  # "Hotel room safe set to 4826", "room safe: I set it to 3141"
-    + f"({_CODE_VALUE})"
-    + r"(?![\w.,/-]\d)"
 )
+_LOCK_LINK = re.compile(_LOCK_LINK_TO + f"({_CODE_VALUE})" + r"(?![\w.,/-]\d)")
+# A padlock's or a suitcase's dials (``[lock]``'s ``short``): three digits too, no unit after them.
+_SHORT_LOCK_LINK = re.compile(_LOCK_LINK_TO + r"(\d{3})(?![\w/°-]|[.,]\d)")
+
+
+def lock_code(text: str, end: int, phrase: str) -> tuple[int, int] | None:
+    """The code after a lock's noun and a link, which ends at ``end`` (``_LOCK_LINK``); three digits only
+    after a padlock's or a suitcase's."""
+    link = _LOCK_LINK.match(text, end)
+    if link is None and phrase in _lexicon()["lock"]["short"]:
+        link = _SHORT_LOCK_LINK.match(text, end)
+        unit = _NEXT.match(text, link.end()) if link else None
+        if unit and _lower(unit.group(1)) in _not_secret()[1]:
+            link = None  # "the bike lock is 300 m away"
+    return link.span(1) if link else None
+
 
 # An alarm's number after a link is its code unless it reads as a time: "apartment alarm is 7214", not
 # "alarm: 0630" (``_HHMM``).

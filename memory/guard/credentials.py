@@ -32,12 +32,12 @@ from collections.abc import Iterator
 
 from .codes import (
     _HHMM,
-    _LOCK_LINK,
     ALARM_WORDS,
     _a_secret_code,
     _numeric_code,
     _shape,
     keyed_digits,
+    lock_code,
     spoken_digits,
 )
 from .entropy import is_placeholder
@@ -492,8 +492,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
             english = phrase in english_words and kind == "credential"
             found = None
             if kind == "lock":
-                link = _LOCK_LINK.match(text, end)
-                found = link.span(1) if link else None
+                found = lock_code(text, end, phrase)
                 if found and phrase in ALARM_WORDS and _HHMM.fullmatch(text[found[0] : found[1]]):
                     found = None  # "alarm: 0630" is a time
             elif kind != "code":

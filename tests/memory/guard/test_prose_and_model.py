@@ -209,6 +209,14 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("Vipps-PIN (ny): 7302", "7302"),
         ("Zoom host key for the board is 604 215", "604 215"),
         ("trezor v kanceláři má novou kombinaci 35-60-85", "35-60-85"),
+        # A bank's memorable word; "which is" as a link; a suitcase's three dials; a PIN in Hindi typed
+        # in Latin letters; Indonesian "kodenya"; Swedish "är" before a code.
+        ("HSBC memorable word: periwinkle, they ask for two letters of it", "periwinkle"),
+        ("the phone banking password, which is gooseberry, goes to Tom only", "gooseberry"),
+        ("suitcase lock set to 472, both bags", "472"),
+        ("bhai card ka pin hai saat teen nau ek, kisi ko mat batana", "saat teen nau ek"),
+        ("loker kantor nomor 7, kodenya 5903 ya", "5903"),
+        ("koden till förrådet är 6617", "6617"),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
@@ -327,6 +335,12 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "mail me at anna.b@corp.example / Tuesday works",
         # An IP address near a password's word.
         "所有系统改为单点登录，不再单独设置密码；测试环境地址 10.0.8.21",
+        # A serial's and a protocol's numbers; a card's end in German; a padlock's weight; a count in Hindi.
+        "Router serial: TPL-4471-0098-AX, warranty until March.",
+        "Liguei para o banco por causa da senha, protocolo 20251104-55120.",
+        "Die neue Karte ist da, Kartennummer endet auf 8812, PIN kommt separat.",
+        "the padlock is 250 kg rated, the code lives in the vault",
+        "bachche ginti seekh rahe hain: ek do teen char paanch",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
