@@ -452,12 +452,16 @@ PROSE_SETS = (
     ),
     (
         "heldout28",
-        "session 39: the whole range in 23 languages, ordinary notes of every kind, written by a twelfth helper that never read the rules, after 6e540d4; never read: **blind**",
+        "session 39: the whole range in 23 languages, ordinary notes of every kind, written by a twelfth helper that never read the rules, after 6e540d4; measured once by 5178291, then read",
+    ),
+    (
+        "heldout29",
+        "session 39: the whole range in 24 languages, ordinary notes of every kind, written by a thirteenth helper that never read the rules, after b04e49d; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout28",)
+BLIND_PROSE = ("heldout29",)
 
 
 def credential_notes() -> list[Item]:

@@ -36,7 +36,7 @@ from .lexicon import (
     thing_number,
 )
 
-_LEAD = r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|är|je|to|это)[\s:]+|(?:は|是|为|為|：|는|은|가)\s*)?"
+_LEAD = r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|är|je|to|это|הוא|היא)[\s:]+|(?:は|是|为|為|：|는|은|가)\s*)?"
 
 # Four to twelve digits, a door code's letter after them ("4729B") but not a word ("1234Main")
 # ... or digit by digit, or in pairs: "7 3 9 1", "80 19 44"

@@ -59,6 +59,7 @@ from .lexicon import (
     _tokens,
     _trim,
     not_passwords,
+    phrasal,
 )
 from .spans import Found, Vetoed, overlap_test
 
@@ -193,7 +194,11 @@ def stronger(value: str, known: bool | None = None) -> bool:
     return (mixed or symbol) and not _SLUG.fullmatch(value)
 
 
-_SEED = re.compile(r"(?i)seed|recovery phrase|mnemonic|\b(?:12|24) words")
+# A wallet's seed: 12 or 24 words ("Electrum seed", "frase semilla de la cartera", "助记词（12个）")
+_SEED = re.compile(
+    r"(?i)seed|semilla|semente|recovery phrase|mnemonic|助记词|wallet|cartera|carteira|portafoglio|portefeuille|"
+    r"кошел|гаманц|πορτοφόλ|\b(?:12|24) (?:words|palabras|palavras|mots|wörter|parole|слов)|(?:12|24)个"
+)
 
 _PHRASE_DASH = re.compile(r"\s[-–—]\s")
 
@@ -222,7 +227,8 @@ def _passphrase(text: str, start: int, end: int, phrasal: bool = False) -> tuple
         words.append(w)
         if w.group().endswith(_PHRASE_END):
             break
-    named = phrasal and text[:start].rstrip().endswith((":", "："))  # "passphrase: my dog eats purple socks"
+    # "passphrase: my dog eats purple socks", "Electrum seed — rough toast bridge ..."
+    named = phrasal and text[:start].rstrip().endswith((":", "：", "—", "–"))
     seed = named and _SEED.search(text, max(0, start - 60), start) is not None  # a wallet's: 12 or 24 words
     most = 24 if seed else 8 if named else 6
     if not 3 <= len(words) <= most or words[0].group().lower() in _POINTERS:
@@ -230,7 +236,9 @@ def _passphrase(text: str, start: int, end: int, phrasal: bool = False) -> tuple
     stops = 0
     for i, w in enumerate(words):
         word = w.group().rstrip(_CLOSE)
-        if not (word.isalpha() and (word.islower() or (i == 0 and word[1:].islower()))):
+        caseless = word == word.lower() == word.upper()  # CJK: "湖 锋 扑 壮"
+        proper = (i == 0 or named) and word[1:].islower()  # "Lighthouse keeper ...", "... jede do Brna"
+        if not (word.isalpha() and (word.islower() or caseless or proper)):
             return None  # the first word may open a sentence: "Lighthouse keeper sings at dawn"
         word = word.lower()
         stops += word in _stopwords()
@@ -377,11 +385,8 @@ def _a_name(word: str) -> bool:
     )
 
 
-# A phrase by its own word: ``_passphrase`` lets a few stopwords in, and more words after its colon.
-_PHRASAL = frozenset(
-    {"passphrase", "pass phrase", "unlock phrase", "secret phrase", "master phrase", "recovery phrase",
-     "seed phrase", "phrase de passe", "frase de contraseña", "passwortsatz", "wachtwoordzin"}
-)  # fmt: skip
+# A phrase by its own word (``lexicon.phrasal``): ``_passphrase`` lets a few stopwords in, and more words
+# after its colon.
 
 # "1Password", "7Zip", "Disney+", "DS920+", "Notepad++": a name, not a password further along a clause
 _BRAND = re.compile(r"\d[A-Za-z]+|[A-Za-z0-9]+\+{1,2}")
@@ -496,9 +501,11 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
                 if found and phrase in ALARM_WORDS and _HHMM.fullmatch(text[found[0] : found[1]]):
                     found = None  # "alarm: 0630" is a time
             elif kind != "code":
-                found = _after_word(text, end, english, links, qualifiers, phrase in _PHRASAL)
+                found = _after_word(text, end, english, links, qualifiers, phrase in phrasal())
             if kind in ("numeric", "credential", "code") and found is None:
-                found = _numeric_code(text, end, links, _shape(phrase), lock_links=kind == "code")
+                found = _numeric_code(
+                    text, end, links, "otp" if kind == "code" else _shape(phrase), lock_links=kind == "code"
+                )
                 if kind == "code" and found is not None and not _a_secret_code(text, start, end, found[1]):
                     found = None
             if kind == "credential" and found is None and (before := _value_before(text, start)):

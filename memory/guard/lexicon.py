@@ -75,8 +75,20 @@ def thing_number(words: list[str]) -> bool:
     if not words:
         return False
     last = words[-1].rstrip(".")
-    named = last in not_passwords("number_words") or last.endswith(tuple(not_passwords("number_endings")))
+    named = last in not_passwords("number_words") or (
+        last.endswith(tuple(not_passwords("number_endings")))
+        and not any(p in last for p in _credential_parts())
+    )  # "受付番号" is a receipt's number, "暗証番号" and "비밀번호" a PIN and a password
     return named and not (len(words) > 1 and words[-2] in not_passwords("code_words"))
+
+
+@functools.cache
+def _credential_parts() -> tuple[str, ...]:
+    """The credential and code words written without spaces (CJK): "暗証番号", "비밀번호", "密碼"."""
+    lexicon = _lexicon()
+    words = [w for k, v in lexicon.items() if k not in _KINDS for w in v.get("words", [])]
+    words += lexicon["numeric"]["words"]
+    return tuple(w for w in words if not w.isascii() and not _SPACED.search(w))
 
 
 @functools.cache
@@ -113,7 +125,7 @@ def _lexicon_index() -> tuple[
     languages = [v for k, v in lexicon.items() if k not in _KINDS]
     by_first: dict[str, list[tuple[str, str]]] = {}
     dense: list[tuple[str, str]] = []
-    entries = [(w, "credential") for lang in languages for w in lang["words"]]
+    entries = [(w, "credential") for lang in languages for w in [*lang["words"], *lang.get("phrases", [])]]
     entries += [(w, kind) for kind in _KINDS for w in lexicon[kind]["words"]]
     named = {w for w, _ in entries}  # a shape's word is a numeric word unless another table has it
     entries += [
@@ -128,6 +140,13 @@ def _lexicon_index() -> tuple[
     links = frozenset(w for lang in languages for w in lang["links"])
     qualifiers = frozenset(w for lang in languages for w in lang.get("qualifiers", []))
     return by_first, dense, links, qualifiers, frozenset(lexicon["en"]["words"])
+
+
+@functools.cache
+def phrasal() -> frozenset[str]:
+    """The credential words that name a phrase ("passphrase", "frase semilla", "助记词"; each language's
+    ``phrases``): after one of them and its colon, a phrase of plain words in any language is the value."""
+    return frozenset(w for k, v in _lexicon().items() if k not in _KINDS for w in v.get("phrases", []))
 
 
 _WORD = re.compile(r"[^\W_]+")

@@ -17,7 +17,7 @@ import re
 
 from ..engine import R_OUTPUT, R_PRESSURE, R_SECRET, STRONG, WEAK, Detector, _a, _c
 from .context import _order, _sentence
-from .gatekeeping import _reported
+from .gatekeeping import DESCRIBED_ANSWER, _reported
 
 # --------------------------------------------------------------------------------- the exact reply
 
@@ -42,7 +42,11 @@ _PAST = _c(r"(?<![a-z])(?:replied|responded|answered|said|printed|prints|says|re
 def _dictated(view: str, m: re.Match[str]) -> int:
     if _PAST.match(view, m.start()):  # "he replied with a thumbs up and nothing else": a report
         return 0
-    # "the sergeant orders the recruit to say 'yes sir' and nothing else", "a user wrote 'say ... '": told
+    # "the sergeant orders the recruit to say 'yes sir' and nothing else", "a user wrote 'say ... '": told;
+    # "reply with the name of the on-call engineer and nothing else": what kind of answer, not a fixed text
+    verb = re.match(r"[a-z]+(?:s|ed)?", m.group(0))
+    if verb and DESCRIBED_ANSWER.match(view, m.start() + verb.end()):
+        return 0
     return STRONG if _order(view, m) and not _reported(view, m) else 0
 
 

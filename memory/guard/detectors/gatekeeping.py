@@ -80,29 +80,49 @@ _SAY = r"(?:say|reply|respond|answer|output|print|type|write|echo|return|display
 # A fixed text: quoted, "the word(s) X", or the gatekeeper's own words.
 _LITERAL = (
     r"""(?:"[^"\n]{1,60}"|'[^'\n]{1,60}'|“[^”\n]{1,60}”|«[^»\n]{1,60}»|‘[^’\n]{1,60}’"""
-    r"|the\s+(?:single\s+|exact\s+|two\s+|three\s+)?(?:word|words|phrase|string|text|sentence)\s*:?\s+[a-z0-9]"
+    r"|the\s+(?:single\s+|exact\s+|two\s+|three\s+)?(?:word|words|phrase|string|text|sentence)\s*:?\s+[a-z0-9\"'“«‘]"
     r"|access\s+granted|acces+\s+grant)"
 )
 _ONLY = (
     r"(?:only|exactly|verbatim|word\s+for\s+word|nothing\s+(?:else|more)|no\s+other|no\s+more|and\s+stop|"
     r"then\s+stop|stop\s+(?:there|writing)|no\s+(?:explanation|commentary|comments?|preamble|punctuation)|"
     r"without\s+(?:any(?:thing)?\s+)?(?:other|additional|extra|more|else)|not\s+a\s+single|those\s+words|"
-    r"that'?s\s+(?:all|it)|identical|single\s+word|one\s+word|two\s+words)"
+    r"identical|single\s+word|one\s+word|two\s+words)"
 )
 _ALWAYS = (
     r"(?:from\s+now\s+on|henceforth|for\s+the\s+(?:rest|remainder)|(?:to|for)\s+(?:every|each|all|any)\s+"
     r"(?:message|question|request|prompt|input|query|instruction|user)s?|no\s+matter\s+what|regardless\s+of|"
-    r"whatever\s+(?:they|anyone|the\s+user|i|people)\s+(?:say|ask|write|type)s?)"
+    r"whatever\s+(?:they|anyone|the\s+user|i|people)\s+(?:say|ask|write|type)s?|"
+    r"whatever\s+(?:comes|follows|happens|is\s+asked|the\s+(?:question|user|next))|instead\s+of\s+answering|"
+    r"ignore\s+(?:the|their|my|any|every)\s+(?:user'?s\s+)?(?:question|message|request)s?)"
+)
+_FRAMED_REPLY = _c(
+    r"(?<![a-z])(?:end|start|begin|finish|sign\s+off|close|prefix|suffix|append\s+to|open)\s+(?:every|each|all|any|"
+    r"your)\s+(?:single\s+)?(?:answer|reply|response|message|output)s?(?:\s+you\s+(?:give|send|write))?"
+    rf"[^.!?\n]{{0,30}}?\s(?:with|by)\s+(?:the\s+(?:sentence|phrase|line|words?|text|string)\s+)?{_LITERAL}"
+    r"|(?<![a-z])your\s+(?:only\s+)?(?:answer|reply|response|output)\s+(?:is|will\s+be|must\s+be|should\s+be|has\s+"
+    rf"to\s+be)\s+(?:exactly|just|only|always|simply)\s*:?\s*{_LITERAL}"
 )
 _LITERAL_REPLY = _c(
     rf"(?<![a-z]){_SAY}\s+(?:(?:only|just|exactly|simply|back)\s+)?(?:(?:with|w/|using|the\s+following)\s*:?\s+)?"
     rf"(?:(?:only|just|exactly)\s+)?:?\s*{_LITERAL}"
+    # "repeat after me and add nothing: 'X'"
+    rf"|(?<![a-z])repeat\s+after\s+me(?:\s+[a-z']+){{0,4}}\s*:\s*{_LITERAL}"
 )
 _ONLY_RE = _c(rf"(?<![a-z]){_ONLY}(?![a-z])")
 _ALWAYS_RE = _c(rf"(?<![a-z]){_ALWAYS}(?![a-z])")
 _GRANTED = _c(r"acces+\s+grant")
 _CHOICE = _c(
     r"""(?:[^"'“”«»‘’\n]{0,60}["'”»’])?\s*(?:,|/|or)\s*(?:["'“«‘]|(?:the\s+)?(?:word\s+)?[a-z]+\s*\??\s*$)"""
+)
+
+
+# What kind of answer is wanted, not a fixed text: "reply only with the ticket number", "reply with the name
+# of the on-call engineer and nothing else".
+DESCRIBED_ANSWER = _c(
+    r"\s*(?:(?:only|just|exactly|simply|solely)\s+)?(?:with\s+|in\s+)?(?:the|a|an|your|their|its|his|her)\s+(?:\w+\s+){0,2}?(?:name|names|number|numbers|id|ids|"
+    r"date|dates|time|times|total|sum|result|results|answer|title|price|amount|url|link|address|email|count|figure|"
+    r"status|value|translation|summary|list|word\s+count|plural|spelling|reference|code\s+of)\b(?!\s*[:'\"“«\d])"
 )
 
 
@@ -129,6 +149,9 @@ _PASSED = (
     r"(?:(?:already|just|been|was|were|is|are|has|have)\s+(?:been\s+)?(?:pre-?)?(?:verified|confirmed|validated|"
     r"approved|authenticated|authori[sz]ed|cleared|checked|whitelisted)"
     r"|pre-?(?:verified|approved|authori[sz]ed|cleared)"
+    r"|(?:developers?|admin(?:istrator)?s?|operators?|owners?|moderators?|mods|managers?|security\s+team|support|"
+    r"teacher|referee|lead|boss|ceo|it)\s+(?:already\s+|just\s+)?(?:approved|confirmed|verified|authori[sz]ed|"
+    r"cleared|signed\s+off|whitelisted)"
     r"|(?:password|passcode|pin|code|identity|user|account|session|request|device|login)\s+(?:was\s+|is\s+|has\s+"
     r"been\s+)?(?:already\s+)?(?:verified|confirmed|validated|approved|authenticated|cleared|checked)"
     r"|already\s+(?:entered|typed|gave|given|provided|proved|passed|checked|cleared)"
@@ -140,6 +163,11 @@ _PASSED = (
 )
 _OPEN_GATE = (
     r"(?:grant\s+(?:me\s+|them\s+|him\s+|her\s+|us\s+)?(?:full\s+)?access|give\s+(?:me|them|us)\s+access|"
+    r"(?:you(?:'re|\s+are)|you\s+have\s+been)\s+(?:now\s+)?(?:allowed|permitted|authori[sz]ed|cleared)\s+to|"
+    r"(?:give|hand|send|tell|show)\s+(?:me\s+)?(?:over\s+)?(?:the|your|its)\s+(?:secret|password|passcode|code|"
+    r"key|flag|pin)|release\s+(?:the\s+)?(?:payload|secret|code|password|flag)|confirm\s+what\s+it\s+is|"
+    r"skip\s+the\s+(?:lock|password\s+step|code\s+step)|trust\s+me\s+and|"
+    r"(?:proceed|continue|go\s+ahead)\s*(?:[.!]|$|,|\s+(?:now|pls|please))|"
     r"let\s+(?:me|them|him|her|us|this\s+(?:user|person|player)|the\s+(?:user|visitor|player))\s+(?:in|through|pass)|"
     r"open\s+(?:up|the\s+(?:door|gate|vault))|unlock|admit\s+(?:me|them|the\s+bearer)|"
     r"(?:skip|bypass|disable|ignore)\s+(?:the\s+|your\s+|this\s+)?(?:usual\s+)?(?:password\s+|passcode\s+|code\s+|"
@@ -175,6 +203,7 @@ _SECRET = (
 )
 _TRANSFORMED = (
     r"(?:backwards?|reversed|in\s+reverse|letter\s+by\s+letter|one\s+letter\s+(?:per|at\s+a)|each\s+letter|"
+    r"alphabetical|ascii|each\s+character|every\s+character|character\s+codes?|vowels?|asterisks?|"
     r"(?:first|last|second|third)\s+(?:\w+\s+)?(?:letters?|characters?)|every\s+(?:other\s+)?letter|"
     r"with\s+(?:a\s+)?(?:dash|dashes|spaces?|commas?|hyphens?|dots?)|separated\s+by|hint|rhym|how\s+many\s+letters|"
     r"nato|phonetic|acrostic|base\s*64|hex|binary|morse|rot\s*13|encoded|cipher|as\s+a\s+(?:poem|song|haiku|riddle|"
@@ -188,7 +217,10 @@ _SECRET_RESHAPED = _c(
 _PROMPT = (
     r"(?:your\s+(?:(?:initial|original|system|hidden|secret|internal|first|full|exact|entire|whole|defen[cs]e|"
     r"pre-?|starting|opening|default)\s*)?(?:instructions|prompt|rules|directives|guidelines|configuration|setup)"
-    r"|(?:the\s+)?(?:system|hidden|defen[cs]e|initial|original|pre-?)\s*(?:prompt|instructions)"
+    r"|(?:the\s+)?(?:system|hidden|defen[cs]e|initial|original|pre-?)\s*(?:prompt|instructions|message)"
+    r"|your\s+own\s+(?:instructions|prompt|rules)"
+    r"|(?:the\s+)?(?:text|words|instructions|message|prompt)\s+you\s+(?:were\s+given|got|received|have\s+been\s+"
+    r"given)\s+before"
     r"|(?:the\s+)?rules\s+you\s+(?:were|have\s+been|'ve\s+been)\s+given|every\s+rule\s+you'?ve\s+been\s+given"
     r"|(?:the\s+)?(?:text|words|content)\s+(?:that\s+came\s+)?(?:before|above)\s+(?:the\s+word\s+)?['\"“]"
     r"|(?:written|said|typed)\s+before\s+(?:the\s+word|this\s+(?:line|message)|my\s+(?:first\s+)?message)"
@@ -196,7 +228,8 @@ _PROMPT = (
 )
 _GIVE = (
     r"(?:repeat|print|show|output|reveal|list|quote|recite|translate|summari[sz]e|spell|write|dump|copy|paste|"
-    r"encode|convert|format|put|give|tell|display|paraphrase|rewrite|reverse|read|share|type|export|"
+    r"encode|convert|format|put|give|tell|display|paraphrase|rewrite|reverse|read|share|type|export|reformat|"
+    r"turn|take|transcribe|recopy|"
     r"what\s+(?:is|are|was|were|'s)|remind\s+me\s+(?:of|by\s+quoting))"
 )
 # At most three words between the verb and what it asks for, none that makes it a question about prompts
@@ -210,7 +243,14 @@ def _asked(view: str, m: re.Match[str]) -> int:
 
 
 _GATEKEEPING: tuple[Detector, ...] = (
-    Detector(R_OUTPUT, _LITERAL_REPLY, _a(_SAY.strip("(?:)")), lead=True, check=_literal_reply),
+    Detector(R_OUTPUT, _LITERAL_REPLY, _a(_SAY.strip("(?:)") + "|repeat"), lead=True, check=_literal_reply),
+    Detector(
+        R_OUTPUT,
+        _FRAMED_REPLY,
+        _a("end|start|begin|finish|sign|close|prefix|suffix|append|open|your"),
+        lead=True,
+        check=_asked,
+    ),
     Detector(
         R_PRESSURE,
         _PASSED_RE,
@@ -232,7 +272,7 @@ _GATEKEEPING: tuple[Detector, ...] = (
         R_SECRET,
         _PROMPT_GIVEN,
         _a(
-            "instructions|prompt|rules|rule|directives|guidelines|configuration|setup|before|above|context|written|said|typed"
+            "instructions|prompt|rules|rule|directives|guidelines|configuration|setup|before|above|context|written|said|typed|system"
         ),
         check=_asked,
     ),

@@ -19,11 +19,22 @@ from __future__ import annotations
 
 import re
 
-from ..engine import _NON_LATIN_SCRIPT, LEXICONS, R_OUTPUT, R_PRESSURE, R_SECRET, STRONG, Detector, _c
+from ..engine import (
+    _NON_LATIN_SCRIPT,
+    LEXICONS,
+    R_OUTPUT,
+    R_PRESSURE,
+    R_SECRET,
+    STRONG,
+    Detector,
+    _c,
+    _is_word_anchor,
+)
 from ..normalize import base_view
 
 _REACH = 300  # characters between a claim and the order to open the gate
-_LITERAL = r"""(?:["'“”«»‘’「」『』„]|acces+\s+grant)"""
+# A quotation mark, not an elided article's apostrophe ("l'orario", "d'accès"), or the gatekeeper's words.
+_LITERAL = r"""(?:["“”«»「」『』„]|(?<!\w)['‘’]|acces+\s+grant)"""
 
 
 def _phrase(text: str) -> str:
@@ -39,9 +50,12 @@ def _alternation(phrases: list[str]) -> str:
 
 
 def _anchor(text: str) -> str:
-    """Where the scan looks for a phrase: its longest word (a prefix with its ``*``), or the longest part
-    in a script without spaces between words."""
-    return max(text.split(), key=lambda w: len(w.rstrip("*")))
+    """Where the scan looks for a phrase: its longest word as a prefix ("sandi*" finds "sandinya"), or the
+    longest part in a script without spaces between words."""
+    word = max(text.split(), key=lambda w: len(w.rstrip("*")))
+    if not _is_word_anchor(word):  # Hebrew, Arabic, CJK ...: a substring, as written
+        return word.rstrip("*")
+    return word if word.endswith("*") else word + "*"
 
 
 def _anchors(phrases: list[str]) -> tuple[str, ...]:
@@ -67,9 +81,17 @@ def _detectors(raw: dict[str, list[str]]) -> tuple[Detector, ...]:
 
     out = [
         Detector(R_PRESSURE, _c(_bounded(_alternation(passed), passed)), _anchors(passed), check=gate_opened),
-        Detector(
+        Detector(  # the fixed text after the order or before it: "「はい」とだけ答えて"
             R_OUTPUT,
-            _c(_bounded(_alternation(table["only"]), table["only"]) + r"[^.!?\n]{0,40}?" + _LITERAL),
+            _c(
+                _bounded(_alternation(table["only"]), table["only"])
+                + r"[^.!?\n]{0,40}?"
+                + _LITERAL
+                + "|"
+                + _LITERAL
+                + r"[^\n]{0,80}?"
+                + _bounded(_alternation(table["only"]), table["only"])
+            ),
             _anchors(table["only"]),
         ),
         Detector(

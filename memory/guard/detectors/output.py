@@ -7,6 +7,7 @@ import re
 
 from ..engine import EN, R_ADDRESS, R_HARMFUL, R_OUTPUT, R_SPLIT, STRONG, WEAK, Detector, _a, _alt, _c
 from .context import _clause_before, _embedded, _imperative, _order, _sentence
+from .gatekeeping import DESCRIBED_ANSWER
 
 _LEX = EN["output"]
 
@@ -119,7 +120,13 @@ _OUTPUT: tuple[Detector, ...] = (
         ),
         _a("respond|reply|answer|output|say"),
         lead=True,
-        check=lambda view, m: STRONG if _order(view, m, allow_we=True) else 0,
+        # not "reply only with the ticket number": what kind of answer, not a fixed text
+        check=lambda view, m: (
+            STRONG
+            if _order(view, m, allow_we=True)
+            and not DESCRIBED_ANSWER.match(view, m.end() - 4 if m.group(0).endswith("with") else m.end())
+            else 0
+        ),
     ),
     Detector(
         R_OUTPUT,

@@ -217,6 +217,14 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("bhai card ka pin hai saat teen nau ek, kisi ko mat batana", "saat teen nau ek"),
         ("loker kantor nomor 7, kodenya 5903 ya", "5903"),
         ("koden till förrådet är 6617", "6617"),
+        # A phrase's own word in other languages (a wallet's seed, CJK words, a proper noun); Hebrew; a
+        # one-time code in Norwegian; a lone code word's number in two threes.
+        ("frase de recuperação do cofre: lua cheia sobre o rio", "lua cheia sobre o rio"),
+        ("助记词：山 水 花 鸟 风 月 云 雨 雪 霜 星 辰", "山 水 花 鸟 风 月 云 雨 雪 霜 星 辰"),
+        ("zálohy, heslová fráze: modrý tramvaj jede do Plzně", "modrý tramvaj jede do Plzně"),
+        ("הסיסמה של הראוטר היא Gefen2024!", "Gefen2024!"),
+        ("engangskoden er 448 120, den går ut om fem minutter", "448 120"),
+        ("the code the bank sent is 731 604, use it quickly", "731 604"),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
