@@ -497,10 +497,12 @@ def directives(part_name: str) -> list[Item]:
 # Short direct injections of the issue's three kinds and their benign look-alikes, written for this bench in
 # session 39 by helpers that never read the rules or the model (bench/guard/data/directives_*.jsonl): in the
 # order written. ``heldout2`` and ``heldout3`` were written first, blind, and measured once each by 6e540d4;
-# then ``heldout2`` was read and joined the written sets below. ``heldout3`` stays blind: never read, never
-# trained on (``BLIND_DIRECTIVES``).
-WRITTEN_DIRECTIVES = ("heldout2", "train1", "train2", "train3", "train4")
-BLIND_DIRECTIVES = ("heldout3",)
+# then ``heldout2`` was read and joined the written sets below. ``heldout3`` was measured once more, blind, by
+# f787604 (the first round of rules and the retrained model), then read and joined them with ``train5``
+# (18 other languages) and ``train6`` (English, indirect phrasings). ``heldout4``, written after f787604 by a
+# helper given heldout3's brief, is blind: never read, never trained on (``BLIND_DIRECTIVES``).
+WRITTEN_DIRECTIVES = ("heldout2", "train1", "train2", "train3", "train4", "heldout3", "train5", "train6")
+BLIND_DIRECTIVES = ("heldout4",)
 
 
 def written_directives() -> list[Item]:
