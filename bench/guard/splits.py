@@ -456,12 +456,16 @@ PROSE_SETS = (
     ),
     (
         "heldout29",
-        "session 39: the whole range in 24 languages, ordinary notes of every kind, written by a thirteenth helper that never read the rules, after b04e49d; never read: **blind**",
+        "session 39: the whole range in 24 languages, ordinary notes of every kind, written by a thirteenth helper that never read the rules, after b04e49d; measured once by 9c9510d, then read",
+    ),
+    (
+        "heldout30",
+        "session 39: the whole range in 26 languages, ordinary notes of every kind, written by a fourteenth helper that never read the rules, after a7b0b3f; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout29",)
+BLIND_PROSE = ("heldout30",)
 
 
 def credential_notes() -> list[Item]:
@@ -500,9 +504,10 @@ def directives(part_name: str) -> list[Item]:
 # then ``heldout2`` was read and joined the written sets below. ``heldout3`` was measured once more, blind, by
 # f787604 (the first round of rules and the retrained model), then read and joined them with ``train5``
 # (18 other languages) and ``train6`` (English, indirect phrasings). ``heldout4``, written after f787604 by a
-# helper given heldout3's brief, is blind: never read, never trained on (``BLIND_DIRECTIVES``).
-WRITTEN_DIRECTIVES = ("heldout2", "train1", "train2", "train3", "train4", "heldout3", "train5", "train6")
-BLIND_DIRECTIVES = ("heldout4",)
+# helper given heldout3's brief, was measured once by b77ab2b, then read and joined them. ``heldout5``, written
+# after b77ab2b by a helper given the same brief, is blind: never read, never trained on (``BLIND_DIRECTIVES``).
+WRITTEN_DIRECTIVES = ("heldout2", "train1", "train2", "train3", "train4", "heldout3", "train5", "train6", "heldout4")
+BLIND_DIRECTIVES = ("heldout5",)
 
 
 def written_directives() -> list[Item]:

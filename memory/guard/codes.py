@@ -156,7 +156,8 @@ _LOCK_LINK_TO = (
     r"(?i:(?:['’]s\s+|\s*[:=]\s*|\s+(?:is|was|is now|ist|est|es|é|è|er|är|je|это|—|-)\s+)"
     + rf"(?:{_SET_TO})?|\s+{_SET_TO})"  # "Hotel room safe set to 4826", "room safe: I set it to 3141"
 )
-_LOCK_LINK = re.compile(_LOCK_LINK_TO + f"({_CODE_VALUE})" + r"(?![\w.,/-]\d)")
+# A lock's code, or a safe's combination in numbers apart: "Kassaskåpet på lagret: 11-04-62"
+_LOCK_LINK = re.compile(_LOCK_LINK_TO + f"({_CODE_VALUE}|{_COMBINATION_VALUE})" + r"(?![\w.,/-]\d)")
 # A padlock's or a suitcase's dials (``[lock]``'s ``short``): three digits too, no unit after them.
 _SHORT_LOCK_LINK = re.compile(_LOCK_LINK_TO + r"(\d{3})(?![\w/°-]|[.,]\d)")
 
@@ -201,6 +202,32 @@ def _named_otherwise(text: str, start: int) -> bool:
         return False
     # "the ticket number is four four nine one": a thing's number
     return any(w in words for w in before[-2:]) or any(thing_number([w]) for w in before[-3:])
+
+
+# A padlock's or a suitcase's three dials, keyed apart: "Luggage lock combo: 4 7 2", "cadenas de la valise ? —
+# Oui, 9-7-4", "행李箱密码锁 0 7 1": three digits apart after a short lock's noun (``[lock]``'s ``short``) or a
+# combination's word in the 50 characters before, on the same line.
+_DIALS = re.compile(r"(?<![\w.,:/\[-])(?<!\d )\d([ -])\d\1\d(?![ -]?\d)(?![\w\]])")
+
+
+@functools.cache
+def _dial_words() -> re.Pattern[str]:
+    lexicon = _lexicon()
+    words = sorted({*lexicon["lock"]["short"], *lexicon["numeric"]["combination"]}, key=len, reverse=True)
+    return re.compile("(?i)" + "|".join(re.escape(w) for w in words))
+
+
+def keyed_dials(text: str) -> list[tuple[int, int]]:
+    """Spans of a short lock's three dials keyed apart (``_DIALS``)."""
+    spans = []
+    for m in _DIALS.finditer(text):
+        line_start = text.rfind("\n", 0, max(0, m.start() - 50)) + 1
+        digits = [int(c) for c in m.group() if c.isdigit()]
+        if {b - a for a, b in itertools.pairwise(digits)} in ({1}, {-1}, {0}):
+            continue  # "a combination of 2-3-4 factors": a count
+        if _dial_words().search(text, max(line_start, m.start() - 50), m.start()):
+            spans.append(m.span())
+    return spans
 
 
 def keyed_digits(text: str) -> list[tuple[int, int]]:

@@ -36,9 +36,11 @@ from .credentials import (
     _BRAND,
     _DATE,
     _DESCRIBING,
+    _NETWORK_WORDS,
     _TICKET,
     _VERSION,
     NETWORK_NAME,
+    _named_apart,
     named_before,
     plausible,
     strong,
@@ -203,6 +205,8 @@ def _eligible(
         return False  # a telephone's, an account's or a customer's number: groups of digits in a row
     if thing_number([_word(text, tokens[k]) for k in range(max(0, i - 2), i)]):
         return False  # "locker is number 3192", "saksnr. 662871"; not "PIN number 4412"
+    if best[1] in _NETWORK_WORDS and _named_apart(text, (s, e)):
+        return False  # "Our Wi-Fi is Livebox-8A2F ... Password is on the back of the router": its name
     if named_before(text, s) or NETWORK_NAME.fullmatch(value):
         return False  # a network's or a device's name: "the Wi-Fi is called 'Oakbarn_Events'", "xiaomi_5G"
     if previous in _not_secret()[0]:

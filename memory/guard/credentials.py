@@ -36,6 +36,7 @@ from .codes import (
     _a_secret_code,
     _numeric_code,
     _shape,
+    keyed_dials,
     keyed_digits,
     lock_code,
     spoken_digits,
@@ -45,12 +46,14 @@ from .lexicon import (
     _CJK_CHAR,
     _CLAUSE_MAX,
     _CLOSE,
+    _KINDS,
     _MAX_GAP_TOKENS,
     _TOKEN,
     _clause_end,
     _clause_start,
     _describing,
     _english_links,
+    _lexicon,
     _lexicon_index,
     _link_at,
     _phrases,
@@ -124,6 +127,11 @@ def named_before(text: str, start: int) -> bool:
     return _named_before().search(text, max(0, start - 24), start) is not None
 
 
+# Two words joined by a capital, the first in lower case: "mapleSyrup!!" (not "iPhone", "eBay": a capital
+# second; not "LinkedIn", "PayPal": a brand's first capital).
+_JOINED = re.compile(r"[a-z]{2,}[A-Z][a-z]{2,}[!?]*")
+
+
 def plausible(value: str) -> bool:
     """Could be a password where the text says so: anything but an ordinary word, a known shape, a
     placeholder or a reference in code (``os.environ['X']``, ``settings.DB_PASSWORD``, ``${PASS}``)."""
@@ -139,8 +147,10 @@ def plausible(value: str) -> bool:
         return False
     if _PLACEHOLDER.match(value) and not re.search(r"[A-Za-z]\d|\d[A-Za-z]", value):
         return False
-    if re.sub(r"['’]", "", value).rstrip("!?").isalpha() or _SAME.fullmatch(value):
-        return False  # a word ("life's" too), with its sentence's "!" or "?"
+    if (
+        re.sub(r"['’]", "", value).rstrip("!?").isalpha() and not _JOINED.fullmatch(value)
+    ) or _SAME.fullmatch(value):
+        return False  # a word ("life's" too), with its sentence's "!" or "?"; not "mapleSyrup!!"
     if value.isdigit():
         return len(value) >= 6
     if "/" in value or "\\" in value or ("@" in value[1:-1] and "." in value.rsplit("@", 1)[-1]):
@@ -353,8 +363,13 @@ def _value(
         return None
     if plausible(text[s:e]):
         return s, e
-    if english and linked and _a_name(text[s:e]) and _SINGLE_END.match(text, e):
-        return s, e  # "the password is pineconebeach." : one word, and the clause ends with it
+    word = text[s:e]
+    named = _a_name(word) or (word[:1].isupper() and word[1:].islower() and _a_name(word.lower()))
+    if english and linked and named and _SINGLE_END.match(text, e):
+        return (
+            s,
+            e,
+        )  # "the password is pineconebeach." ("... is Pomegranate, capital P"): one word, clause ends
     if linked and (english or phrasal):  # a phrase's own word names it in any language
         return _passphrase(text, s, clause_end, phrasal)
     return None
@@ -383,6 +398,26 @@ def _a_name(word: str) -> bool:
         and word not in _describing()
         and not _DESCRIBING.match(word)
     )
+
+
+# A network named for its password ("the wifi at grandma's is 'rosebush1947'") is a network named, when the note
+# speaks of its password or key apart: "Our Wi-Fi is Livebox-8A2F. La clé est sur l'étiquette", "Wifi in the café
+# is 'CafeLumen' — no password".
+_NETWORK_WORDS = frozenset({"wifi", "wi-fi", "wlan"})
+
+
+@functools.cache
+def _credential_word() -> re.Pattern[str]:
+    lexicon = _lexicon()
+    words = {w for k, v in lexicon.items() if k not in _KINDS for w in [*v["words"], *v.get("phrases", [])]}
+    words |= set(lexicon["weak"]["words"]) - _NETWORK_WORDS
+    alternation = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?i)(?<![^\W_])(?:{alternation})(?![^\W_])")
+
+
+def _named_apart(text: str, found: tuple[int, int]) -> bool:
+    """Whether a credential word follows the value (the password spoken of after the network's name)."""
+    return _credential_word().search(text, found[1]) is not None
 
 
 # A phrase by its own word (``lexicon.phrasal``): ``_passphrase`` lets a few stopwords in, and more words
@@ -514,6 +549,8 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
                 value = text[found[0] : found[1]]
                 # "key: mossyStone!river"; not code's "key, delta=1"
                 ok = (_lettered(value) or stronger(value)) and "=" not in value
+                if phrase in _NETWORK_WORDS and _named_apart(text, found):
+                    ok = False  # "Our Wi-Fi is Livebox-8A2F ... the password is on the router": its name
                 found = found if ok and not _KEY_COMBO.search(value) else None
             memo[key] = None if found is None else (found[0] - end, found[1] - end)
         relative = memo[key]
@@ -548,6 +585,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
         if token and plausible(text[token.start() : token.end()]):
             spans.append((token.start(), token.end()))
     spans.extend(keyed_digits(text))
+    spans.extend(keyed_dials(text))
     spans.extend(spoken_digits(text))
     return sorted(set(spans))
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 
+from .answers import scan_security_answers
 from .chat import scan_chat_answers
 from .context import scan_assignments, scan_auth_headers, scan_curl_credentials, scan_url_credentials
 from .credential_model import scan_learned_credentials
@@ -55,6 +56,7 @@ SCANNERS: tuple[Scanner, ...] = (
     scan_url_credentials,
     scan_prose_credentials,
     scan_chat_answers,
+    scan_security_answers,
     scan_learned_credentials,
     scan_high_entropy,
 )

@@ -39,11 +39,18 @@ _REPLY_MUST = _c(
 _PAST = _c(r"(?<![a-z])(?:replied|responded|answered|said|printed|prints|says|replies|answers|returns)\b")
 
 
+_NOUN_BEFORE = _c(
+    r"(?<![a-z])(?:short|brief|quick|one-word|one\s+word|single|simple|yes/no|yes-or-no|final)\s+$"
+)
+
+
 def _dictated(view: str, m: re.Match[str]) -> int:
     if _PAST.match(view, m.start()):  # "he replied with a thumbs up and nothing else": a report
         return 0
     # "the sergeant orders the recruit to say 'yes sir' and nothing else", "a user wrote 'say ... '": told;
     # "reply with the name of the on-call engineer and nothing else": what kind of answer, not a fixed text
+    if _NOUN_BEFORE.search(view, max(0, m.start() - 24), m.start()):
+        return 0  # "short answer and nothing else: ...": the noun, a request's format
     verb = re.match(r"[a-z]+(?:s|ed)?", m.group(0))
     if verb and DESCRIBED_ANSWER.match(view, m.start() + verb.end()):
         return 0

@@ -44,6 +44,9 @@ _DESCRIBED = _c(
     r"|(?<![a-z])(?:orders?|ordered|tells?|told|asks?|asked|forces?|forced|makes?|made|commands?|instructs?)\s+"
     r"(?:the\s+|his\s+|her\s+|their\s+|a\s+|an\s+)?[a-z]+\s+to\s+(?:[a-z']+\s+){0,2}$"
     r"|(?<![a-z])(?:when|if|until|unless|once|whenever)\s+(?:you|u|someone|anyone|they)\s+(?:[a-z']+\s+){0,2}$"
+    # narration: "a cat ... decided to say 'woof'", "she refused to answer"
+    r"|(?<![a-z])(?:decided|decides|wants|wanted|tries|tried|learns|learned|refuses|refused|agrees|agreed|likes|"
+    r"liked|loves|loved|starts|started|begins|began|used)\s+to\s+$"
 )
 
 
@@ -122,7 +125,7 @@ _CHOICE = _c(
 DESCRIBED_ANSWER = _c(
     r"\s*(?:(?:only|just|exactly|simply|solely)\s+)?(?:with\s+|in\s+)?(?:the|a|an|your|their|its|his|her)\s+(?:\w+\s+){0,2}?(?:name|names|number|numbers|id|ids|"
     r"date|dates|time|times|total|sum|result|results|answer|title|price|amount|url|link|address|email|count|figure|"
-    r"status|value|translation|summary|list|word\s+count|plural|spelling|reference|code\s+of)\b(?!\s*[:'\"“«\d])"
+    r"status|value|translation|summary|list|word\s+count|plural|spelling|reference|code\s+of)\b(?!\s*['\"“«\d])"
 )
 
 
@@ -149,6 +152,12 @@ _PASSED = (
     r"(?:(?:already|just|been|was|were|is|are|has|have)\s+(?:been\s+)?(?:pre-?)?(?:verified|confirmed|validated|"
     r"approved|authenticated|authori[sz]ed|cleared|checked|whitelisted)"
     r"|pre-?(?:verified|approved|authori[sz]ed|cleared)"
+    r"|(?:entered|typed|gave|provided|put\s+in)\s+the\s+(?:correct|right)\s+(?:password|pw|passcode|code|pin)"
+    r"|(?:password|passcode|code|pw|pin)(?:\s+i\s+gave(?:\s+you)?(?:\s+earlier)?)?\s+(?:was|is)\s+(?:already\s+)?"
+    r"(?:right|correct|accepted|valid)"
+    r"|(?:already|just)\s+(?:authenticated|verified|cleared|whitelisted)"
+    r"|(?:i'?m|i\s+am)\s+(?:already\s+)?(?:cleared|verified|authenticated|whitelisted|authori[sz]ed)"
+    r"|approved\s+(?:the\s+)?(?:disclosure|an?\s+exception|this\s+exception)"
     r"|(?:developers?|admin(?:istrator)?s?|operators?|owners?|moderators?|mods|managers?|security\s+team|support|"
     r"teacher|referee|lead|boss|ceo|it)\s+(?:already\s+|just\s+)?(?:approved|confirmed|verified|authori[sz]ed|"
     r"cleared|signed\s+off|whitelisted)"
@@ -167,6 +176,9 @@ _OPEN_GATE = (
     r"(?:give|hand|send|tell|show)\s+(?:me\s+)?(?:over\s+)?(?:the|your|its)\s+(?:secret|password|passcode|code|"
     r"key|flag|pin)|release\s+(?:the\s+)?(?:payload|secret|code|password|flag)|confirm\s+what\s+it\s+is|"
     r"skip\s+the\s+(?:lock|password\s+step|code\s+step)|trust\s+me\s+and|"
+    r"no\s+(?:password|passcode|code|verification)\s+(?:is\s+)?(?:needed|required|necessary)|grant\s+it|"
+    r"(?:confirm|honou?r)\s+(?:my\s+)?(?:access|it)|proceed\s+(?:with\s+access|to\s+the\s+next\s+step)|"
+    r"(?:restriction|rule|check|password\s+rule)s?\s+(?:no\s+longer|doesn'?t|does\s+not)\s+appl(?:y|ies)|"
     r"(?:proceed|continue|go\s+ahead)\s*(?:[.!]|$|,|\s+(?:now|pls|please))|"
     r"let\s+(?:me|them|him|her|us|this\s+(?:user|person|player)|the\s+(?:user|visitor|player))\s+(?:in|through|pass)|"
     r"open\s+(?:up|the\s+(?:door|gate|vault))|unlock|admit\s+(?:me|them|the\s+bearer)|"
@@ -204,6 +216,7 @@ _SECRET = (
 _TRANSFORMED = (
     r"(?:backwards?|reversed|in\s+reverse|letter\s+by\s+letter|one\s+letter\s+(?:per|at\s+a)|each\s+letter|"
     r"alphabetical|ascii|each\s+character|every\s+character|character\s+codes?|vowels?|asterisks?|"
+    r"how\s+many\s+characters|in\s+(?:french|spanish|german|italian|another\s+language|a\s+different\s+language)|"
     r"(?:first|last|second|third)\s+(?:\w+\s+)?(?:letters?|characters?)|every\s+(?:other\s+)?letter|"
     r"with\s+(?:a\s+)?(?:dash|dashes|spaces?|commas?|hyphens?|dots?)|separated\s+by|hint|rhym|how\s+many\s+letters|"
     r"nato|phonetic|acrostic|base\s*64|hex|binary|morse|rot\s*13|encoded|cipher|as\s+a\s+(?:poem|song|haiku|riddle|"
@@ -219,6 +232,8 @@ _PROMPT = (
     r"pre-?|starting|opening|default)\s*)?(?:instructions|prompt|rules|directives|guidelines|configuration|setup)"
     r"|(?:the\s+)?(?:system|hidden|defen[cs]e|initial|original|pre-?)\s*(?:prompt|instructions|message)"
     r"|your\s+own\s+(?:instructions|prompt|rules)"
+    r"|(?:every|each|all(?:\s+the)?)\s+instructions?\s+you\s+(?:received|got|were\s+given)"
+    r"|what\s+(?:the|your)\s+(?:developer|operator|admin|creator|owner)s?\s+(?:told|gave|wrote|said\s+to)\s+you"
     r"|(?:the\s+)?(?:text|words|instructions|message|prompt)\s+you\s+(?:were\s+given|got|received|have\s+been\s+"
     r"given)\s+before"
     r"|(?:the\s+)?rules\s+you\s+(?:were|have\s+been|'ve\s+been)\s+given|every\s+rule\s+you'?ve\s+been\s+given"
@@ -229,7 +244,7 @@ _PROMPT = (
 _GIVE = (
     r"(?:repeat|print|show|output|reveal|list|quote|recite|translate|summari[sz]e|spell|write|dump|copy|paste|"
     r"encode|convert|format|put|give|tell|display|paraphrase|rewrite|reverse|read|share|type|export|reformat|"
-    r"turn|take|transcribe|recopy|"
+    r"turn|take|transcribe|recopy|rephrase|"
     r"what\s+(?:is|are|was|were|'s)|remind\s+me\s+(?:of|by\s+quoting))"
 )
 # At most three words between the verb and what it asks for, none that makes it a question about prompts

@@ -69,6 +69,18 @@ def _bounded(pattern: str, phrases: list[str]) -> str:
     return rf"(?<!\w){pattern}(?!\w)" if not pattern.endswith(r"\w*)") else rf"(?<!\w){pattern}"
 
 
+# A yes-or-no choice near the order is a question, not a fixed text to say: "rispondi solo sì o no: la mia
+# frase '...' è corretta?", "réponds juste oui ou non".
+_YES_OR_NO = re.compile(
+    r"(?<!\w)(?:si|sì|sí|oui|ja|yes|sim|tak|да|так|evet|ya|có|はい|예|是|כן|نعم|ano|ναι)\s*(?:o|ou|oder|or|czy|или|або|"
+    r"atau|hay|veya|of|eller|nebo|ή|או|أو|或|か|/)\s*"
+)
+
+
+def _no_choice(view: str, m: re.Match[str]) -> int:
+    return 0 if _YES_OR_NO.search(view, max(0, m.start() - 20), min(len(view), m.end() + 40)) else STRONG
+
+
 def _detectors(raw: dict[str, list[str]]) -> tuple[Detector, ...]:
     table = {key: [base_view(p).strip() for p in phrases] for key, phrases in raw.items()}
     passed, opened = table["passed"], table["opened"]
@@ -93,15 +105,20 @@ def _detectors(raw: dict[str, list[str]]) -> tuple[Detector, ...]:
                 + _bounded(_alternation(table["only"]), table["only"])
             ),
             _anchors(table["only"]),
+            check=_no_choice,
         ),
         Detector(
             R_SECRET,
-            _c(
+            _c(  # either order: the verb first, or the object first as Turkish, Japanese, Korean, Hindi put it
                 _bounded(_alternation(table["give"]), table["give"])
                 + r"[^.!?\n]{0,40}?"
                 + _alternation(table["prompt"])
+                + "|"
+                + _alternation(table["prompt"])
+                + r"[^.!?\n]{0,40}?"
+                + _bounded(_alternation(table["give"]), table["give"])
             ),
-            _anchors(table["give"]),
+            _anchors(table["give"]) + _anchors(table["prompt"]),
         ),
         Detector(
             R_SECRET,

@@ -7,7 +7,7 @@ import re
 
 from ..engine import EN, R_ADDRESS, R_HARMFUL, R_OUTPUT, R_SPLIT, STRONG, WEAK, Detector, _a, _alt, _c
 from .context import _clause_before, _embedded, _imperative, _order, _sentence
-from .gatekeeping import DESCRIBED_ANSWER
+from .gatekeeping import DESCRIBED_ANSWER, _reported
 
 _LEX = EN["output"]
 
@@ -124,6 +124,7 @@ _OUTPUT: tuple[Detector, ...] = (
         check=lambda view, m: (
             STRONG
             if _order(view, m, allow_we=True)
+            and not _reported(view, m)
             and not DESCRIBED_ANSWER.match(view, m.end() - 4 if m.group(0).endswith("with") else m.end())
             else 0
         ),

@@ -1,0 +1,80 @@
+"""The answer to a security question, a bank's memorable word or a code word for the phone line: a name.
+
+    Security question (first pet): Mr Biscuits          a security question's words (each language's
+    memorable place answer "Stonehenge" matched         ``answers`` in data/credential_words.toml), then
+    Кодовое слово для банка — Барсик                    within 100 characters a colon, a dash or "answer
+    câu hỏi bảo mật ... trả lời là Mực                  is", then one to four words to the clause's end
+
+Such answers are names, not password-shaped, so the phrasing rules (``credentials``) pass them by. A redaction
+layer of its own (``redaction.SCANNERS``, with the phrasing rules' rule and priority). A question is no answer
+("Security question: what was your first pet's name?"), nor a pointer or talk ("security answer: see the
+vault", "... : changed last week"). Pure functions; offsets are in the text given.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from .credentials import add_prose_spans
+from .lexicon import _KINDS, _lexicon, _stopwords
+from .spans import Found, Vetoed
+
+# Between the question's words and its answer: an aside, a colon, a dash, or "answer is".
+_REACH = 100
+_TO_ANSWER = re.compile(
+    r"[^\n:：—–]{0,100}?(?:[:：]|\s[—–-]\s|(?:answer|respuesta|resposta|réponse|risposta|antwort|odpowiedź|ответ|"
+    r"trả lời|jawaban|cevap)\s*(?:is|es|é|est|è|ist|to|—|:|là|adalah)?\s)\s*"
+    r"(?:(?:the\s+|my\s+|our\s+)?answer\s+(?:is|was)\s*:?\s*)?"
+)
+# One to four words of a name, in quotes or not, to a full stop, a comma, a parenthesis or the line's end.
+_ANSWER = re.compile(r"""["“«'‘「]?([^\s"”»'’」.,;!?()\[\]\n]+(?:[ \t][^\s"”»'’」.,;!?()\[\]\n]+){0,3})""")
+_TALK = frozenset(
+    {
+        "see", "ask", "check", "call", "reset", "changed", "updated", "forgot", "forgotten", "unknown", "none",
+        "n/a", "tbd", "what", "which", "who", "where", "when", "why", "how", "same", "in", "on", "stored", "saved",
+        "set", "needed", "required", "pending", "done", "i", "we", "you", "he", "she", "they", "it",
+    }
+)  # fmt: skip
+
+
+_VERBS = frozenset(
+    {"has", "have", "had", "is", "are", "was", "know", "knows", "keeps", "forget", "forgot", "asks"}
+)
+
+
+@functools.cache
+def _questions() -> re.Pattern[str]:
+    lexicon = _lexicon()
+    words = sorted(
+        {w for k, v in lexicon.items() if k not in _KINDS for w in v.get("answers", [])},
+        key=len,
+        reverse=True,
+    )
+    return re.compile(r"(?i)(?<![^\W_])(?:" + "|".join(re.escape(w) for w in words) + r")(?![^\W_])")
+
+
+def security_answers(text: str) -> list[tuple[int, int]]:
+    """Spans of answers to a security question or a code word asked on the phone."""
+    spans = []
+    for m in _questions().finditer(text):
+        link = _TO_ANSWER.match(text, m.end())
+        if link is None or link.end() - m.end() > _REACH + 20:
+            continue
+        answer = _ANSWER.match(text, link.end())
+        if answer is None:
+            continue
+        value = answer.group(1)
+        first = value.split()[0].lower()
+        after = text[answer.end(1) : answer.end(1) + 1]
+        words = [w.lower() for w in value.split()]
+        talk = first in _TALK or first in _stopwords() or any(w in _VERBS for w in words[1:])
+        if talk or after == "?" or value.endswith("?"):
+            continue  # a pointer, talk or a question: "see the vault", "what was your first pet's name?"
+        spans.append(answer.span(1))
+    return spans
+
+
+def scan_security_answers(text: str, low: str, found: list[Found], vetoed: Vetoed) -> None:
+    """The redaction layer (``redaction.SCANNERS``)."""
+    add_prose_spans(text, security_answers(text), found, vetoed)
