@@ -506,7 +506,17 @@ def directives(part_name: str) -> list[Item]:
 # (18 other languages) and ``train6`` (English, indirect phrasings). ``heldout4``, written after f787604 by a
 # helper given heldout3's brief, was measured once by b77ab2b, then read and joined them. ``heldout5``, written
 # after b77ab2b by a helper given the same brief, is blind: never read, never trained on (``BLIND_DIRECTIVES``).
-WRITTEN_DIRECTIVES = ("heldout2", "train1", "train2", "train3", "train4", "heldout3", "train5", "train6", "heldout4")
+WRITTEN_DIRECTIVES = (
+    "heldout2",
+    "train1",
+    "train2",
+    "train3",
+    "train4",
+    "heldout3",
+    "train5",
+    "train6",
+    "heldout4",
+)
 BLIND_DIRECTIVES = ("heldout5",)
 
 
