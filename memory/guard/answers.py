@@ -44,37 +44,50 @@ _VERBS = frozenset(
 
 
 @functools.cache
-def _questions() -> re.Pattern[str]:
+def _questions() -> tuple[str, ...]:
     lexicon = _lexicon()
-    words = sorted(
-        {w for k, v in lexicon.items() if k not in _KINDS for w in v.get("answers", [])},
-        key=len,
-        reverse=True,
-    )
-    return re.compile(r"(?i)(?<![^\W_])(?:" + "|".join(re.escape(w) for w in words) + r")(?![^\W_])")
+    words = {w.lower() for k, v in lexicon.items() if k not in _KINDS for w in v.get("answers", [])}
+    return tuple(sorted(words, key=len, reverse=True))
 
 
-def security_answers(text: str) -> list[tuple[int, int]]:
-    """Spans of answers to a security question or a code word asked on the phone."""
+def _asked(low: str) -> list[int]:
+    """Where a security question's words end in ``low`` (the lower-cased text; a word's own bounds)."""
+    ends = []
+    for word in _questions():
+        at = low.find(word)
+        while at >= 0:
+            end = at + len(word)
+            before = low[at - 1] if at else " "
+            after = low[end] if end < len(low) else " "
+            if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+                ends.append(end)
+            at = low.find(word, end)
+    return sorted(set(ends))
+
+
+def security_answers(text: str, low: str | None = None) -> list[tuple[int, int]]:
+    """Spans of answers to a security question or a code word asked on the phone. ``low``: ``text`` in
+    lower case with the same offsets, where the caller has it."""
+    low = text.lower() if low is None or len(low) != len(text) else low
     spans = []
-    for m in _questions().finditer(text):
-        link = _TO_ANSWER.match(text, m.end())
-        if link is None or link.end() - m.end() > _REACH + 20:
+    for end in _asked(low):
+        link = _TO_ANSWER.match(text, end)
+        if link is None or link.end() - end > _REACH + 20:
             continue
         answer = _ANSWER.match(text, link.end())
         if answer is None:
             continue
         value = answer.group(1)
         first = value.split()[0].lower()
-        after = text[answer.end(1) : answer.end(1) + 1]
         words = [w.lower() for w in value.split()]
+        after = text[answer.end(1) : answer.end(1) + 1]
         talk = first in _TALK or first in _stopwords() or any(w in _VERBS for w in words[1:])
         if talk or after == "?" or value.endswith("?"):
             continue  # a pointer, talk or a question: "see the vault", "what was your first pet's name?"
         spans.append(answer.span(1))
-    return spans
+    return sorted(set(spans))
 
 
 def scan_security_answers(text: str, low: str, found: list[Found], vetoed: Vetoed) -> None:
     """The redaction layer (``redaction.SCANNERS``)."""
-    add_prose_spans(text, security_answers(text), found, vetoed)
+    add_prose_spans(text, security_answers(text, low), found, vetoed)
