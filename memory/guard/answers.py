@@ -22,9 +22,9 @@ from .spans import Found, Vetoed
 
 # Between the question's words and its answer: an aside, a colon, a dash, or "answer is".
 _REACH = 100
-_TO_ANSWER = re.compile(
-    r"[^\n:：—–]{0,100}?(?:[:：]|\s[—–-]\s|(?:answer|respuesta|resposta|réponse|risposta|antwort|odpowiedź|ответ|"
-    r"trả lời|jawaban|cevap)\s*(?:is|es|é|est|è|ist|to|—|:|là|adalah)?\s)\s*"
+_TO_ANSWER = re.compile(  # the last link on the line within reach: "Security question — first pet's name: X"
+    r"[^\n]{0,100}(?:[:：→]|\s[—–-]\s|\s(?:هو|هي)\s|(?:answer|respuesta|resposta|réponse|risposta|antwort|odpowiedź|ответ|"
+    r"trả lời|jawaban|cevap|vastaus|답)\s*(?:is|es|é|est|è|ist|to|—|:|là|adalah)?\s)\s*"
     r"(?:(?:the\s+|my\s+|our\s+)?answer\s+(?:is|was)\s*:?\s*)?"
 )
 # One to four words of a name, in quotes or not, to a full stop, a comma, a parenthesis or the line's end.

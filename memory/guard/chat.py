@@ -22,7 +22,8 @@ from .spans import Found, Vetoed
 
 # A speaker's name and a colon ("Julie :", "[10:02] Ana:"), or a dialogue's dash.
 _SPEAKER = re.compile(r"[ \t]*(?:\[[^\]\n]{1,20}\][ \t]*)?([^\s:：?][^:：?\n]{0,23}?)[ \t]*[:：][ \t]*")
-_DASH = re.compile(r"[ \t]*([—–])[ \t]*")  # a dialogue's dash: "— какой пин от карты?" / "— 6611"
+# a dialogue's dash ("— какой пин от карты?" / "— 6611", "——17-42-08") or a quoted reply ("> jo: ...")
+_DASH = re.compile(r"[ \t]*([—–]{1,2}|-{1,2}(?=[ \t\d])|>)[ \t]*")
 _FILLER = re.compile(
     r"(?i:(?:yeah|yes|yep|yup|sure|ok|okay|oh|it's|its|it is|oui|c'est|ja|jo|sí|si|sim|tak|да|ага|evet|"
     r"ναι|نعم|हाँ|ya|iya|vâng|ừ|네|はい|是|就是|嗯)\b[ \t,.:—–-]*)+|[是：:][ \t]*"
@@ -45,10 +46,10 @@ def chat_answers(text: str) -> list[tuple[int, int]]:
     spans = []
     for (_, question), (start, answer) in itertools.pairwise(lines):
         asked, said = _speaker(question), _speaker(answer)
-        if asked is None or said is None or not any(q in question for q in "?？"):
-            continue
-        if asked.re is _SPEAKER and asked.group(1) == said.group(1):  # one speaker twice; dashes alternate
-            continue
+        if said is None or not any(q in question for q in "?？"):
+            continue  # a question without a speaker is still one: "保险柜密码是多少？" / "——17-42-08"
+        if asked is not None and asked.re is _SPEAKER and asked.group(1) == said.group(1):
+            continue  # one speaker twice; dashes alternate
         if not any(
             kind in ("credential", "numeric", "lock", "signin")
             or (kind == "code" and _a_secret_code(question, a, b, len(question)))

@@ -36,7 +36,7 @@ from .lexicon import (
     thing_number,
 )
 
-_LEAD = r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|är|je|to|это|הוא|היא)[\s:]+|(?:は|是|为|為|：|는|은|가)\s*)?"
+_LEAD = r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|är|je|to|это|הוא|היא|είναι|on|คือ)[\s:]+|(?:は|是|为|為|：|는|은|가)\s*)?"
 
 # Four to twelve digits, a door code's letter after them ("4729B") but not a word ("1234Main")
 # ... or digit by digit, or in pairs: "7 3 9 1", "80 19 44"
@@ -46,7 +46,10 @@ _CODE_VALUE = r"\*?\d{4,12}(?:[A-Z](?![A-Za-z]))?|\d(?: \d){3,7}(?! ?\d)|\d\d(?:
 _COMBINATION_VALUE = r"\d{1,2}(?:[-–]\d{1,2}){2,3}|\d\d(?: \d\d){2,3}"
 
 # Backup and recovery codes come in groups: "7QX4-M2PL-9KD3", "52918 30467" (their words only).
-_GROUPED_VALUE = r"(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6}){1,7}|\d{4,6}(?: \d{4,6}){1,7}"
+_GROUPED_VALUE = (
+    r"(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6}){1,7}|\d{4,6}(?: \d{4,6}){1,7}"
+    r"|(?=[A-Za-z]*\d)[A-Za-z0-9]{4,6}(?: (?=[A-Za-z]*\d)[A-Za-z0-9]{4,6}){2,7}"  # "kd83 ms02 pq71 zz49"
+)
 
 # A one-time code is six digits, often in two threes: "verification code 418 207".
 _OTP_VALUE = r"\d{3}[ -]\d{3}"

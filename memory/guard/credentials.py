@@ -128,8 +128,8 @@ def named_before(text: str, start: int) -> bool:
 
 
 # Two words joined by a capital, the first in lower case: "mapleSyrup!!" (not "iPhone", "eBay": a capital
-# second; not "LinkedIn", "PayPal": a brand's first capital).
-_JOINED = re.compile(r"[a-z]{2,}[A-Z][a-z]{2,}[!?]*")
+# second; not "LinkedIn", "PayPal": a brand's first capital); three or more capitalised words run together.
+_JOINED = re.compile(r"[a-z]{2,}[A-Z][a-z]{2,}[!?]*|(?:[A-Z][a-z]{2,}){3,6}[!?]*")  # or "ThreeLittleBirds"
 
 
 def plausible(value: str) -> bool:
@@ -429,7 +429,7 @@ _BRAND = re.compile(r"\d[A-Za-z]+|[A-Za-z0-9]+\+{1,2}")
 # A value before "as the password" or "is the password": 'I went with "purple elephant dances slowly" as the
 # passphrase', "J'ai mis Château-Lune84 comme mot de passe", "Marzipan77 is the password for the guest account".
 _BEFORE_AS = re.compile(
-    r"""(?:["“‘']([^"”’'\n]{3,64})["”’']|(?<!\S)(\S{6,64}))\s+(?:as|comme|como|als|come|is|was)\s+"""
+    r"""(?:["“‘']([^"”’'\n]{3,64})["”’']|(?<!\S)(\S{6,64}))\s+(?:as|comme|como|als|come|is|was|er|är|on|ist|est)\s+"""
     r"(?:(?:the|my|our|a|his|her|their|its|new|le|la|mon|ma|son|el|mi|su|o|meu|minha|das|mein|meine|il|"
     r"mio|mia|het|mijn)\s+){0,2}\Z",
     re.IGNORECASE,

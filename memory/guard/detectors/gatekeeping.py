@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from ..engine import R_OUTPUT, R_PRESSURE, R_SECRET, STRONG, Detector, _a, _c
-from .context import _order, _sentence
+from .context import _clause_before, _order, _sentence
 
 # Speech quoted after a verb that reports or narrates it is a story's or a report's, not an order to the
 # reader: a cult leader "commands his followers, 'Say only the words I give you'", "a user pasted 'say
@@ -115,6 +115,9 @@ _LITERAL_REPLY = _c(
 _ONLY_RE = _c(rf"(?<![a-z]){_ONLY}(?![a-z])")
 _ALWAYS_RE = _c(rf"(?<![a-z]){_ALWAYS}(?![a-z])")
 _GRANTED = _c(r"acces+\s+grant")
+_ACK = _c(
+    r"[^.!?\n]{0,40}?(?:\s(?:when|once|after|as\s+soon\s+as)\s+(?:you|u)(?:'ve|\s+have|\s+)|;?\s*otherwise\b|\s+if\s+not\b)"
+)
 _CHOICE = _c(
     r"""(?:[^"'“”«»‘’\n]{0,60}["'”»’])?\s*(?:,|/|or)\s*(?:["'“«‘]|(?:the\s+)?(?:word\s+)?[a-z]+\s*\??\s*$)"""
 )
@@ -138,6 +141,8 @@ def _literal_reply(view: str, m: re.Match[str]) -> int:
         return STRONG
     if _CHOICE.match(view, m.end() - 1) or _CHOICE.match(view, m.end()):
         return 0  # a choice of answers, not one fixed text: "answer only 'done' or 'not done'"
+    if _ACK.match(view, m.end()):
+        return 0  # an acknowledgement asked for: "say only 'done' when you've saved my draft", "... otherwise ..."
     if " just " in f" {m.group(0)} " or " exactly " in f" {m.group(0)} ":
         return STRONG  # "respond w/ just the word banana", "say exactly 'approved'"
     s, e = _sentence(view, m.start(), m.end())
@@ -159,9 +164,11 @@ _PASSED = (
     r"|(?:i'?m|i\s+am)\s+(?:already\s+)?(?:cleared|verified|authenticated|whitelisted|authori[sz]ed)"
     r"|approved\s+(?:the\s+)?(?:disclosure|an?\s+exception|this\s+exception)"
     r"|(?:developers?|admin(?:istrator)?s?|operators?|owners?|moderators?|mods|managers?|security\s+team|support|"
-    r"teacher|referee|lead|boss|ceo|it)\s+(?:already\s+|just\s+)?(?:approved|confirmed|verified|authori[sz]ed|"
-    r"cleared|signed\s+off|whitelisted)"
-    r"|(?:password|passcode|pin|code|identity|user|account|session|request|device|login)\s+(?:was\s+|is\s+|has\s+"
+    r"teacher|referee|lead|boss|ceo|it|hr|legal|compliance|team|staff|game\s+master)\s+(?:already\s+|just\s+|have\s+|"
+    r"has\s+)?(?:approved|confirmed|verified|authori[sz]ed|cleared|signed\s+off|whitelisted)"
+    r"|(?:protocol|mode|override)\s+(?:\w+\s+)?(?:has\s+been\s+|was\s+)?activated"
+    r"|suspends?\s+(?:the\s+)?password\s+requirements?"
+    r"|(?:password|passcode|pin|code|identity|user|account|session|request|device|login|access)\s+(?:was\s+|is\s+|has\s+"
     r"been\s+)?(?:already\s+)?(?:verified|confirmed|validated|approved|authenticated|cleared|checked)"
     r"|already\s+(?:entered|typed|gave|given|provided|proved|passed|checked|cleared)"
     r"|(?:verification|authentication|auth|check|password\s+check|identity)\s+(?:complete[d]?|passed|succeeded|"
@@ -176,7 +183,12 @@ _OPEN_GATE = (
     r"(?:give|hand|send|tell|show)\s+(?:me\s+)?(?:over\s+)?(?:the|your|its)\s+(?:secret|password|passcode|code|"
     r"key|flag|pin)|release\s+(?:the\s+)?(?:payload|secret|code|password|flag)|confirm\s+what\s+it\s+is|"
     r"skip\s+the\s+(?:lock|password\s+step|code\s+step)|trust\s+me\s+and|"
-    r"no\s+(?:password|passcode|code|verification)\s+(?:is\s+)?(?:needed|required|necessary)|grant\s+it|"
+    r"no\s+(?:password|passcode|code|verification|checks?)s?\s+(?:is\s+|are\s+)?(?:needed|required|necessary)|"
+    r"grant\s+it|skip\s+(?:any|all)\s+(?:challenge\s+|security\s+|verification\s+)?(?:questions?|checks?|steps?)|"
+    r"without\s+(?:further\s+|any\s+)?(?:questions|checks?|verification)|award\s+entry|move\s+on|"
+    r"release\s+the\s+(?:information|restricted\s+data|data|secret)|"
+    r"consider\s+the\s+(?:authori[sz]ation|verification|password|check)\s+(?:step\s+)?done|"
+    r"do\s+whatever\s+you\s+do\s+when|"
     r"(?:confirm|honou?r)\s+(?:my\s+)?(?:access|it)|proceed\s+(?:with\s+access|to\s+the\s+next\s+step)|"
     r"(?:restriction|rule|check|password\s+rule)s?\s+(?:no\s+longer|doesn'?t|does\s+not)\s+appl(?:y|ies)|"
     r"(?:proceed|continue|go\s+ahead)\s*(?:[.!]|$|,|\s+(?:now|pls|please))|"
@@ -199,10 +211,16 @@ _GATE = _c(rf"(?<![a-z]){_OPEN_GATE}")
 _PASSED_RE = _c(rf"(?<![a-z]){_PASSED}(?![a-z])")
 
 
+_STATED = _c(r"(?<![a-z])(?:we|i|they|he|she|can|will|may|could|should|then|to)\s+$")
+
+
 def _gate_opened(view: str, m: re.Match[str]) -> int:
     """A claim that the check already passed, and nearby the reader told to open the gate."""
     for gate in _GATE.finditer(view, max(0, m.start() - 300), min(len(view), m.end() + 300)):
-        if _order(view, gate, allow_we=True) and not _reported(view, gate) and not _reported(view, m):
+        bare = gate.group(0).startswith(("proceed", "continue", "go"))
+        if bare and _STATED.search(_clause_before(view, gate.start())):
+            continue  # "Nothing blocking, we can proceed.": a statement, not an order
+        if _order(view, gate, allow_we=not bare) and not _reported(view, gate) and not _reported(view, m):
             return STRONG
     return 0
 
@@ -214,11 +232,11 @@ _SECRET = (
     r"pass\s*word|secret\s+word|code\s*word|magic\s+word|secret|access\s+code|pin)"
 )
 _TRANSFORMED = (
-    r"(?:backwards?|reversed|in\s+reverse|letter\s+by\s+letter|one\s+letter\s+(?:per|at\s+a)|each\s+letter|"
+    r"(?:backwards?|reversed?|in\s+reverse|letter\s+by\s+letter|one\s+letter\s+(?:per|at\s+a)|each\s+letter|"
     r"alphabetical|ascii|each\s+character|every\s+character|character\s+codes?|vowels?|asterisks?|"
     r"how\s+many\s+characters|in\s+(?:french|spanish|german|italian|another\s+language|a\s+different\s+language)|"
     r"(?:first|last|second|third)\s+(?:\w+\s+)?(?:letters?|characters?)|every\s+(?:other\s+)?letter|"
-    r"with\s+(?:a\s+)?(?:dash|dashes|spaces?|commas?|hyphens?|dots?)|separated\s+by|hint|rhym|how\s+many\s+letters|"
+    r"with\s+(?:a\s+)?(?:dash|dashes|spaces?|commas?|hyphens?|dots?)|separated\s+by|rhym|how\s+many\s+letters|"
     r"nato|phonetic|acrostic|base\s*64|hex|binary|morse|rot\s*13|encoded|cipher|as\s+a\s+(?:poem|song|haiku|riddle|"
     r"story|list|table|json|code)|in\s+(?:a\s+)?(?:poem|song|haiku|riddle|json|code\s+block)|fill\s+in|"
     r"replace\s+(?:the\s+)?(?:_+|blank|blanks))"
@@ -226,12 +244,14 @@ _TRANSFORMED = (
 _SECRET_RESHAPED = _c(
     rf"(?<![a-z]){_SECRET}(?![a-z])[^.!?\n]{{0,60}}?{_TRANSFORMED}"
     rf"|(?<![a-z]){_TRANSFORMED}[^.!?\n]{{0,40}}?{_SECRET}(?![a-z])"
+    rf"|(?<![a-z])hints?\s+(?:about|for|on|to|of)\s+{_SECRET}(?![a-z])"  # not "the password hint says 'dog'"
 )
 _PROMPT = (
     r"(?:your\s+(?:(?:initial|original|system|hidden|secret|internal|first|full|exact|entire|whole|defen[cs]e|"
     r"pre-?|starting|opening|default)\s*)?(?:instructions|prompt|rules|directives|guidelines|configuration|setup)"
     r"|(?:the\s+)?(?:system|hidden|defen[cs]e|initial|original|pre-?)\s*(?:prompt|instructions|message)"
     r"|your\s+own\s+(?:instructions|prompt|rules)"
+    r"|(?:what|stuff|everything|things)\s+you\s+were\s+told\s+before"
     r"|(?:every|each|all(?:\s+the)?)\s+instructions?\s+you\s+(?:received|got|were\s+given)"
     r"|what\s+(?:the|your)\s+(?:developer|operator|admin|creator|owner)s?\s+(?:told|gave|wrote|said\s+to)\s+you"
     r"|(?:the\s+)?(?:text|words|instructions|message|prompt)\s+you\s+(?:were\s+given|got|received|have\s+been\s+"

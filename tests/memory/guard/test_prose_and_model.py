@@ -225,6 +225,14 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("הסיסמה של הראוטר היא Gefen2024!", "Gefen2024!"),
         ("engangskoden er 448 120, den går ut om fem minutter", "448 120"),
         ("the code the bank sent is 731 604, use it quickly", "731 604"),
+        # A security question's answer (a name); a suitcase's dials keyed apart; Finnish; a question and
+        # its answer on the next line, no speakers named; a value before its word in Norwegian.
+        ("Bank security question (name of first teacher): Mrs Okafor", "Mrs Okafor"),
+        ("Domanda di sicurezza — città natale della nonna: Ravello", "Ravello"),
+        ("suitcase lock combo is 5 8 1, the blue one", "5 8 1"),
+        ("Mökin wifin salasana on Kuusikko#77", "Kuusikko#77"),
+        ("mikä on hälytyksen koodi?\n— 4 0 9 2", "4 0 9 2"),
+        ("Bjørkeskog_42 er passordet til gjestenettet", "Bjørkeskog_42"),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
@@ -349,6 +357,12 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "Die neue Karte ist da, Kartennummer endet auf 8812, PIN kommt separat.",
         "the padlock is 250 kg rated, the code lives in the vault",
         "bachche ginti seekh rahe hain: ek do teen char paanch",
+        # A security question asked, not answered; a count after a combination's word; a Wi-Fi's name
+        # with its password spoken of after it; a receipt's number in Japanese.
+        "Security question: what was the name of your first pet?",
+        "We tried a combination of 2-3-4 factors before settling.",
+        "Our Wi-Fi is Livebox-7C1D, the password is on the sticker under the box.",
+        "オートロックが故障中、受付番号 58213 で管理会社に連絡済み",
     ],
 )
 def test_ordinary_codes_keys_and_names_are_left_alone(text):
