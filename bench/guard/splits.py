@@ -460,12 +460,16 @@ PROSE_SETS = (
     ),
     (
         "heldout30",
-        "session 39: the whole range in 26 languages, ordinary notes of every kind, written by a fourteenth helper that never read the rules, after a7b0b3f; never read: **blind**",
+        "session 39: the whole range in 26 languages, ordinary notes of every kind, written by a fourteenth helper that never read the rules, after a7b0b3f; measured once by 1fb82a2, then read",
+    ),
+    (
+        "heldout31",
+        "session 39: the whole range in 25 languages, ordinary notes of every kind, written by a fifteenth helper that never read the rules, after f8b122d; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout30",)
+BLIND_PROSE = ("heldout31",)
 
 
 def credential_notes() -> list[Item]:
@@ -504,8 +508,9 @@ def directives(part_name: str) -> list[Item]:
 # then ``heldout2`` was read and joined the written sets below. ``heldout3`` was measured once more, blind, by
 # f787604 (the first round of rules and the retrained model), then read and joined them with ``train5``
 # (18 other languages) and ``train6`` (English, indirect phrasings). ``heldout4``, written after f787604 by a
-# helper given heldout3's brief, was measured once by b77ab2b, then read and joined them. ``heldout5``, written
-# after b77ab2b by a helper given the same brief, is blind: never read, never trained on (``BLIND_DIRECTIVES``).
+# helper given heldout3's brief, was measured once by b77ab2b, then read and joined them; ``heldout5`` likewise
+# (measured once by 1fb82a2). ``heldout6``, written after 1fb82a2 by a helper given the same brief, is blind:
+# never read, never trained on (``BLIND_DIRECTIVES``).
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -516,8 +521,9 @@ WRITTEN_DIRECTIVES = (
     "train5",
     "train6",
     "heldout4",
+    "heldout5",
 )
-BLIND_DIRECTIVES = ("heldout5",)
+BLIND_DIRECTIVES = ("heldout6",)
 
 
 def written_directives() -> list[Item]:
