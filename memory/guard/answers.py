@@ -23,9 +23,11 @@ from .spans import Found, Vetoed
 # Between the question's words and its answer: an aside, a colon, a dash, or "answer is".
 _REACH = 100
 _TO_ANSWER = re.compile(  # the last link on the line within reach: "Security question — first pet's name: X"
-    r"[^\n]{0,100}(?:[:：→]|\s[—–-]\s|\s(?:هو|هي)\s|(?:answer|respuesta|resposta|réponse|risposta|antwort|odpowiedź|ответ|"
+    r"[^\n]{0,100}(?:[:：→]|\s[—–-]\s|\s(?:هو|هي)\s|\s(?:i\s+put|puse|coloquei|ho\s+messo|j'ai\s+mis|er|är|is|was)\s|"
+    r"(?:answer|respuesta|resposta|réponse|risposta|antwort|odpowiedź|ответ|"
     r"trả lời|jawaban|cevap|vastaus|답)\s*(?:is|es|é|est|è|ist|to|—|:|là|adalah)?\s)\s*"
-    r"(?:(?:the\s+|my\s+|our\s+)?answer\s+(?:is|was)\s*:?\s*)?"
+    r"(?:(?:the\s+|my\s+|our\s+)?answer\s+(?:is|was)\s*:?\s*)?",
+    re.IGNORECASE,
 )
 # One to four words of a name, in quotes or not, to a full stop, a comma, a parenthesis or the line's end.
 _ANSWER = re.compile(r"""["“«'‘「]?([^\s"”»'’」.,;!?()\[\]\n]+(?:[ \t][^\s"”»'’」.,;!?()\[\]\n]+){0,3})""")
@@ -38,6 +40,8 @@ _TALK = frozenset(
 )  # fmt: skip
 
 
+# An answer ends its clause: punctuation, a closing quote, a dash, an aside or the line's end.
+_COMPLETE = re.compile(r"""\s*(?:$|[.,;!?()\[\]"”»'’」\n]|[—–-]\s)""")
 _VERBS = frozenset(
     {"has", "have", "had", "is", "are", "was", "know", "knows", "keeps", "forget", "forgot", "asks"}
 )
@@ -80,8 +84,9 @@ def security_answers(text: str, low: str | None = None) -> list[tuple[int, int]]
         value = answer.group(1)
         first = value.split()[0].lower()
         words = [w.lower() for w in value.split()]
-        after = text[answer.end(1) : answer.end(1) + 1]
-        talk = first in _TALK or first in _stopwords() or any(w in _VERBS for w in words[1:])
+        after = text[answer.end(1) : answer.end(1) + 3].lstrip("\"”»'’」")[:1]
+        talk = first in _TALK or any(w in _stopwords() or w in _VERBS for w in words)
+        talk = talk or not _COMPLETE.match(text, answer.end(1))  # "'name of your first teacher'?": cut short
         if talk or after == "?" or value.endswith("?"):
             continue  # a pointer, talk or a question: "see the vault", "what was your first pet's name?"
         spans.append(answer.span(1))

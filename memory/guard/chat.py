@@ -63,7 +63,7 @@ def chat_answers(text: str) -> list[tuple[int, int]]:
         if token is None:
             continue
         s, e = _trim(answer, token.start(), token.end())
-        value = answer[s:e].rstrip(",")
+        value = answer[s:e].rstrip(",،、，")
         e = s + len(value)
         keyed = keyed_digits(answer[s:])
         if keyed and keyed[0][0] == 0:

@@ -43,7 +43,7 @@ _LEAD = r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|är|j
 _CODE_VALUE = r"\*?\d{4,12}(?:[A-Z](?![A-Za-z]))?|\d(?: \d){3,7}(?! ?\d)|\d\d(?: \d\d){2,3}(?! ?\d)"
 
 # A lock's combination is often numbers apart: "combo: 14-32-07", "combination 24 07 31" (its word only).
-_COMBINATION_VALUE = r"\d{1,2}(?:[-–]\d{1,2}){2,3}|\d\d(?: \d\d){2,3}"
+_COMBINATION_VALUE = r"\d{1,2}(?: ?[-–] ?\d{1,2}){2,3}|\d\d(?: \d\d){2,3}"  # "24 - 61 - 08" too
 
 # Backup and recovery codes come in groups: "7QX4-M2PL-9KD3", "52918 30467" (their words only).
 _GROUPED_VALUE = (
@@ -210,7 +210,7 @@ def _named_otherwise(text: str, start: int) -> bool:
 # A padlock's or a suitcase's three dials, keyed apart: "Luggage lock combo: 4 7 2", "cadenas de la valise ? —
 # Oui, 9-7-4", "행李箱密码锁 0 7 1": three digits apart after a short lock's noun (``[lock]``'s ``short``) or a
 # combination's word in the 50 characters before, on the same line.
-_DIALS = re.compile(r"(?<![\w.,:/\[-])(?<!\d )\d([ -])\d\1\d(?![ -]?\d)(?![\w\]])")
+_DIALS = re.compile(r"(?<![\w.,:/\[-])(?<!\d )\d( ?[-–] ?| )\d\1\d(?![ -]?\d)(?![\w\]])")
 
 
 @functools.cache

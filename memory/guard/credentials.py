@@ -326,7 +326,10 @@ def _after_word(
             j += _link_at(text, tokens, j, links)  # "was" + "reset to": a link after a link
             if j < len(tokens):
                 link = " ".join(text[a:b] for a, b in tokens[i:j]).lower()
-                english = english and all(w in _english_links() for w in (link, link.split(" ")[0]))
+                english = english and (
+                    all(w in _english_links() for w in (link, link.split(" ")[0]))
+                    or all(w in _english_links() for w in link.split(" "))  # "— it's": a dash and a link
+                )
                 return _value(text, tokens[j][0], tokens, j, end, english, linked=True, phrasal=phrasal)
             return None
         if token.lower() == "to" and i + 1 < len(tokens):  # "set the password (at home) to X"
@@ -420,6 +423,25 @@ def _named_apart(text: str, found: tuple[int, int]) -> bool:
     return _credential_word().search(text, found[1]) is not None
 
 
+def _phrase_after_aside(text: str, end: int) -> tuple[int, int] | None:
+    """A phrase's words after an aside and a colon on the phrase word's line: "Seed phrase for the cold wallet,
+    typing it here because ...: orbit velvet ...", "Cụm từ khôi phục ví (12 từ): apple bridge ..."."""
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    colon = _ASIDE_COLON.search(text, end, min(line_end, end + 120))
+    if colon is None:
+        return None
+    found = _passphrase(text, colon.end(), line_end, phrasal=True)
+    if found is None:
+        return None
+    words = text[found[0] : found[1]].lower().split()
+    # a seed's or a phrase's words, four or more, none of talk ("Explained: several random words, ...")
+    return found if len(words) >= 4 and not any(w in _stopwords() for w in words) else None
+
+
+_ASIDE_COLON = re.compile(r"[:：][ \t]*")
+
+
 # A phrase by its own word (``lexicon.phrasal``): ``_passphrase`` lets a few stopwords in, and more words
 # after its colon.
 
@@ -429,9 +451,9 @@ _BRAND = re.compile(r"\d[A-Za-z]+|[A-Za-z0-9]+\+{1,2}")
 # A value before "as the password" or "is the password": 'I went with "purple elephant dances slowly" as the
 # passphrase', "J'ai mis Château-Lune84 comme mot de passe", "Marzipan77 is the password for the guest account".
 _BEFORE_AS = re.compile(
-    r"""(?:["“‘']([^"”’'\n]{3,64})["”’']|(?<!\S)(\S{6,64}))\s+(?:as|comme|como|als|come|is|was|er|är|on|ist|est)\s+"""
+    r"""(?:["“‘']([^"”’'\n]{3,64})["”’']|(?<!\S)(\S{6,64}))\s+(?:as|comme|como|als|come|is|was|er|är|on|ist|est|è|é|es)\s+"""
     r"(?:(?:the|my|our|a|his|her|their|its|new|le|la|mon|ma|son|el|mi|su|o|meu|minha|das|mein|meine|il|"
-    r"mio|mia|het|mijn)\s+){0,2}\Z",
+    r"mio|mia|het|mijn|nuova|nuovo|nouveau|nouvelle|nueva|nuevo|neue|neues|nieuwe|nya|nye|nova|novo)\s+){0,2}\Z",
     re.IGNORECASE,
 )
 
@@ -537,6 +559,8 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
                     found = None  # "alarm: 0630" is a time
             elif kind != "code":
                 found = _after_word(text, end, english, links, qualifiers, phrase in phrasal())
+                if found is None and phrase in phrasal():
+                    found = _phrase_after_aside(text, end)
             if kind in ("numeric", "credential", "code") and found is None:
                 found = _numeric_code(
                     text, end, links, "otp" if kind == "code" else _shape(phrase), lock_links=kind == "code"

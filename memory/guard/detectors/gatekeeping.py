@@ -72,9 +72,10 @@ def _reported(view: str, m: re.Match[str]) -> bool:
     if at >= 0 and _REPORTING.search(before[:at].rstrip(" ,:")):
         return True
     clause = before[max(before.rfind(c) for c in ".!?\n") + 1 :]
-    return _DESCRIBED.search(clause) is not None and (
-        "you" not in clause.split() or _CONDITION.search(clause) is not None
-    )
+    if _CONDITION.search(clause):
+        return True
+    tail = clause.rsplit(" you ", 1)[-1]  # "can you write a limerick about a robot who could only say 'yes'"
+    return _DESCRIBED.search(tail) is not None and "you" not in tail.split()
 
 
 # ------------------------------------------------------------------------------------ literal reply
@@ -163,6 +164,9 @@ _PASSED = (
     r"|(?:already|just)\s+(?:authenticated|verified|cleared|whitelisted)"
     r"|(?:i'?m|i\s+am)\s+(?:already\s+)?(?:cleared|verified|authenticated|whitelisted|authori[sz]ed)"
     r"|approved\s+(?:the\s+)?(?:disclosure|an?\s+exception|this\s+exception)"
+    r"|(?:verified|confirmed|approved|cleared)\s+(?:the\s+user|me|my\s+(?:session|account|identity|access))"
+    r"|(?:on|in)\s+the\s+(?:allow|white)list|already\s+let\s+me\s+(?:in|through)"
+    r"|grants?\s+(?:temporary\s+)?(?:root|admin)\s+access"
     r"|(?:developers?|admin(?:istrator)?s?|operators?|owners?|moderators?|mods|managers?|security\s+team|support|"
     r"teacher|referee|lead|boss|ceo|it|hr|legal|compliance|team|staff|game\s+master)\s+(?:already\s+|just\s+|have\s+|"
     r"has\s+)?(?:approved|confirmed|verified|authori[sz]ed|cleared|signed\s+off|whitelisted)"
@@ -188,7 +192,9 @@ _OPEN_GATE = (
     r"without\s+(?:further\s+|any\s+)?(?:questions|checks?|verification)|award\s+entry|move\s+on|"
     r"release\s+the\s+(?:information|restricted\s+data|data|secret)|"
     r"consider\s+the\s+(?:authori[sz]ation|verification|password|check)\s+(?:step\s+)?done|"
-    r"do\s+whatever\s+you\s+do\s+when|"
+    r"do\s+whatever\s+you\s+do\s+when|drop\s+(?:the|your|all)\s+(?:restrictions|rules|checks|filters?)|"
+    r"rubber-?stamp|give\s+(?:me|them|him|her)\s+the\s+(?:\w+\s+)?(?:code|password|key|secret)|"
+    r"(?:doesn'?t|does\s+not)\s+(?:cover|apply\s+to)\s+me|"
     r"(?:confirm|honou?r)\s+(?:my\s+)?(?:access|it)|proceed\s+(?:with\s+access|to\s+the\s+next\s+step)|"
     r"(?:restriction|rule|check|password\s+rule)s?\s+(?:no\s+longer|doesn'?t|does\s+not)\s+appl(?:y|ies)|"
     r"(?:proceed|continue|go\s+ahead)\s*(?:[.!]|$|,|\s+(?:now|pls|please))|"
@@ -234,7 +240,7 @@ _SECRET = (
 _TRANSFORMED = (
     r"(?:backwards?|reversed?|in\s+reverse|letter\s+by\s+letter|one\s+letter\s+(?:per|at\s+a)|each\s+letter|"
     r"alphabetical|ascii|each\s+character|every\s+character|character\s+codes?|vowels?|asterisks?|"
-    r"how\s+many\s+characters|in\s+(?:french|spanish|german|italian|another\s+language|a\s+different\s+language)|"
+    r"how\s+many\s+characters|verlan|in\s+(?:french|spanish|german|italian|another\s+language|a\s+different\s+language)|"
     r"(?:first|last|second|third)\s+(?:\w+\s+)?(?:letters?|characters?)|every\s+(?:other\s+)?letter|"
     r"with\s+(?:a\s+)?(?:dash|dashes|spaces?|commas?|hyphens?|dots?)|separated\s+by|rhym|how\s+many\s+letters|"
     r"nato|phonetic|acrostic|base\s*64|hex|binary|morse|rot\s*13|encoded|cipher|as\s+a\s+(?:poem|song|haiku|riddle|"
@@ -252,6 +258,7 @@ _PROMPT = (
     r"|(?:the\s+)?(?:system|hidden|defen[cs]e|initial|original|pre-?)\s*(?:prompt|instructions|message)"
     r"|your\s+own\s+(?:instructions|prompt|rules)"
     r"|(?:what|stuff|everything|things)\s+you\s+were\s+told\s+before"
+    r"|(?:the\s+)?(?:prior|previous|preceding)\s+context"
     r"|(?:every|each|all(?:\s+the)?)\s+instructions?\s+you\s+(?:received|got|were\s+given)"
     r"|what\s+(?:the|your)\s+(?:developer|operator|admin|creator|owner)s?\s+(?:told|gave|wrote|said\s+to)\s+you"
     r"|(?:the\s+)?(?:text|words|instructions|message|prompt)\s+you\s+(?:were\s+given|got|received|have\s+been\s+"

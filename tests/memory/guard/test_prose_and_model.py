@@ -233,6 +233,15 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("Mökin wifin salasana on Kuusikko#77", "Kuusikko#77"),
         ("mikä on hälytyksen koodi?\n— 4 0 9 2", "4 0 9 2"),
         ("Bjørkeskog_42 er passordet til gjestenettet", "Bjørkeskog_42"),
+        # A dash and "it's" before a lone word; a seed's words after an aside; dials with spaced hyphens; an
+        # answer after "I put".
+        ("the alarm firm asks for the verbal password — it's gooseberry.", "gooseberry"),
+        (
+            "Recovery phrase for the hardware wallet, copied from the card: amber lion tulip gravel ocean fern",
+            "amber lion tulip gravel ocean fern",
+        ),
+        ("bike padlock combo 7 - 2 - 9, the red one", "7 - 2 - 9"),
+        ("Security question for the energy account (first car) — I put Corsa.", "Corsa"),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
@@ -360,6 +369,8 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         # A security question asked, not answered; a count after a combination's word; a Wi-Fi's name
         # with its password spoken of after it; a receipt's number in Japanese.
         "Security question: what was the name of your first pet?",
+        "Security questions on that site are silly — 'name of your first teacher'? Nobody knows that.",
+        "Dad asked what a passphrase is. Explained: several random words, longer than a password.",
         "We tried a combination of 2-3-4 factors before settling.",
         "Our Wi-Fi is Livebox-7C1D, the password is on the sticker under the box.",
         "オートロックが故障中、受付番号 58213 で管理会社に連絡済み",
