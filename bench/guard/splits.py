@@ -464,12 +464,16 @@ PROSE_SETS = (
     ),
     (
         "heldout31",
-        "session 39: the whole range in 25 languages, ordinary notes of every kind, written by a fifteenth helper that never read the rules, after f8b122d; never read: **blind**",
+        "session 39: the whole range in 25 languages, ordinary notes of every kind, written by a fifteenth helper that never read the rules, after f8b122d; measured once by f737584, then read",
+    ),
+    (
+        "heldout32",
+        "session 39: the whole range in 25 languages, ordinary notes of every kind, written by a sixteenth helper that never read the rules, after d774617; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout31",)
+BLIND_PROSE = ("heldout32",)
 
 
 def credential_notes() -> list[Item]:
@@ -509,8 +513,11 @@ def directives(part_name: str) -> list[Item]:
 # f787604 (the first round of rules and the retrained model), then read and joined them with ``train5``
 # (18 other languages) and ``train6`` (English, indirect phrasings). ``heldout4``, written after f787604 by a
 # helper given heldout3's brief, was measured once by b77ab2b, then read and joined them; ``heldout5`` likewise
-# (measured once by 1fb82a2). ``heldout6``, written after 1fb82a2 by a helper given the same brief, is blind:
-# never read, never trained on (``BLIND_DIRECTIVES``).
+# (measured once by 1fb82a2) and ``heldout6`` (measured once by f737584). ``train7`` (25 other languages, 750
+# texts) is not trained on: with it the model scored a line of Django code naming "password" and "credit_card"
+# 0.87, over its threshold (tests/memory/guard/test_guard.py).
+# ``heldout7``, written after d774617 by a helper given the same brief, is blind: never read, never trained on
+# (``BLIND_DIRECTIVES``).
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -522,8 +529,9 @@ WRITTEN_DIRECTIVES = (
     "train6",
     "heldout4",
     "heldout5",
+    "heldout6",
 )
-BLIND_DIRECTIVES = ("heldout6",)
+BLIND_DIRECTIVES = ("heldout7",)
 
 
 def written_directives() -> list[Item]:
