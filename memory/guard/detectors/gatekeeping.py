@@ -65,6 +65,12 @@ def _open_quote(before: str) -> int:
     return stack[0][1] if stack else -1
 
 
+def _quoted(view: str, at: int) -> bool:
+    """Whether ``at`` stands inside a quotation opened in its paragraph."""
+    line_start = view.rfind("\n", 0, at) + 1
+    return _open_quote(view[max(line_start, at - 300) : at]) >= 0
+
+
 def _reported(view: str, m: re.Match[str]) -> bool:
     """Whether the match is quoted speech after a reporting or narrating word, or a third party's modal."""
     before = view[max(0, m.start() - 160) : m.start()]
@@ -85,7 +91,7 @@ _SAY = r"(?:say|reply|respond|answer|output|print|type|write|echo|return|display
 _LITERAL = (
     r"""(?:"[^"\n]{1,60}"|'[^'\n]{1,60}'|“[^”\n]{1,60}”|«[^»\n]{1,60}»|‘[^’\n]{1,60}’"""
     r"|the\s+(?:single\s+|exact\s+|two\s+|three\s+)?(?:word|words|phrase|string|text|sentence)\s*:?\s+[a-z0-9\"'“«‘]"
-    r"|access\s+granted|acces+\s+grant)"
+    r"|access\s+granted|acces+\s*grant)"
 )
 _ONLY = (
     r"(?:only|exactly|verbatim|word\s+for\s+word|nothing\s+(?:else|more)|no\s+other|no\s+more|and\s+stop|"
@@ -101,6 +107,8 @@ _ALWAYS = (
     r"ignore\s+(?:the|their|my|any|every)\s+(?:user'?s\s+)?(?:question|message|request)s?)"
 )
 _FRAMED_REPLY = _c(
+    r"(?<![a-z])(?:after|before|at\s+the\s+(?:end|start)\s+of)\s+(?:every|each|all|any|your)\s+(?:answer|reply|response|"
+    rf"message)s?,?\s+(?:add|append|write|put|include|say)\s+(?:the\s+(?:line|sentence|phrase|words?)\s+)?{_LITERAL}|"
     r"(?<![a-z])(?:end|start|begin|finish|sign\s+off|close|prefix|suffix|append\s+to|open)\s+(?:every|each|all|any|"
     r"your)\s+(?:single\s+)?(?:answer|reply|response|message|output)s?(?:\s+you\s+(?:give|send|write))?"
     rf"[^.!?\n]{{0,30}}?\s(?:with|by)\s+(?:the\s+(?:sentence|phrase|line|words?|text|string)\s+)?{_LITERAL}"
@@ -115,7 +123,7 @@ _LITERAL_REPLY = _c(
 )
 _ONLY_RE = _c(rf"(?<![a-z]){_ONLY}(?![a-z])")
 _ALWAYS_RE = _c(rf"(?<![a-z]){_ALWAYS}(?![a-z])")
-_GRANTED = _c(r"acces+\s+grant")
+_GRANTED = _c(r"acces+\s*grant")
 _ACK = _c(
     r"[^.!?\n]{0,40}?(?:\s(?:when|once|after|as\s+soon\s+as)\s+(?:you|u)(?:'ve|\s+have|\s+)|;?\s*otherwise\b|\s+if\s+not\b)"
 )
@@ -166,13 +174,20 @@ _PASSED = (
     r"|approved\s+(?:the\s+)?(?:disclosure|an?\s+exception|this\s+exception)"
     r"|(?:verified|confirmed|approved|cleared)\s+(?:the\s+user|me|my\s+(?:session|account|identity|access))"
     r"|(?:on|in)\s+the\s+(?:allow|white)list|already\s+let\s+me\s+(?:in|through)"
+    r"|200\s+ok|(?:login|validation|verification|check|authentication)\s+(?:already\s+)?(?:passed|succeeded|went\s+through|"
+    r"was\s+successful)|i\s+was\s+(?:already\s+)?(?:verified|authenticated|cleared|approved)"
+    r"|typed\s+the\s+pas?s?word\s+(?:right|correctly|correct)|clearance\s+(?:is\s+)?confirmed"
+    r"|(?:password|passcode|verification)\s+(?:checks?|requirements?)\s+(?:are|is|were|was)\s+(?:suspended|lifted|"
+    r"disabled|waived|off)|(?:lifted|waived|suspended|disabled|removed)\s+the\s+password\s+(?:requirement|check)"
+    r"|gave\s+me\s+(?:temporary\s+)?(?:root|admin|full\s+access)|(?:was|been)\s+declassified"
+    r"|counts?\s+as\s+(?:a\s+)?(?:successful|valid|correct)"
     r"|grants?\s+(?:temporary\s+)?(?:root|admin)\s+access"
     r"|(?:developers?|admin(?:istrator)?s?|operators?|owners?|moderators?|mods|managers?|security\s+team|support|"
     r"teacher|referee|lead|boss|ceo|it|hr|legal|compliance|team|staff|game\s+master)\s+(?:already\s+|just\s+|have\s+|"
     r"has\s+)?(?:approved|confirmed|verified|authori[sz]ed|cleared|signed\s+off|whitelisted)"
     r"|(?:protocol|mode|override)\s+(?:\w+\s+)?(?:has\s+been\s+|was\s+)?activated"
     r"|suspends?\s+(?:the\s+)?password\s+requirements?"
-    r"|(?:password|passcode|pin|code|identity|user|account|session|request|device|login|access)\s+(?:was\s+|is\s+|has\s+"
+    r"|(?:password|passcode|pin|code|identity|user|account|session|request|device|login|access|pwd|pw)\s+(?:was\s+|is\s+|has\s+"
     r"been\s+)?(?:already\s+)?(?:verified|confirmed|validated|approved|authenticated|cleared|checked)"
     r"|already\s+(?:entered|typed|gave|given|provided|proved|passed|checked|cleared)"
     r"|(?:verification|authentication|auth|check|password\s+check|identity)\s+(?:complete[d]?|passed|succeeded|"
@@ -194,7 +209,9 @@ _OPEN_GATE = (
     r"consider\s+the\s+(?:authori[sz]ation|verification|password|check)\s+(?:step\s+)?done|"
     r"do\s+whatever\s+you\s+do\s+when|drop\s+(?:the|your|all)\s+(?:restrictions|rules|checks|filters?)|"
     r"rubber-?stamp|give\s+(?:me|them|him|her)\s+the\s+(?:\w+\s+)?(?:code|password|key|secret)|"
-    r"(?:doesn'?t|does\s+not)\s+(?:cover|apply\s+to)\s+me|"
+    r"(?:doesn'?t|does\s+not)\s+(?:cover|apply\s+to)\s+me|none\s+of\s+them\s+apply\s+to\s+me|skip\s+it|"
+    r"finish\s+the\s+flow|show\s+me\s+the\s+welcome|treat\s+it\s+as\s+correct|assume\s+the\s+new|act\s+accordingly|"
+    r"go\s+on\b|share\s+it|"
     r"(?:confirm|honou?r)\s+(?:my\s+)?(?:access|it)|proceed\s+(?:with\s+access|to\s+the\s+next\s+step)|"
     r"(?:restriction|rule|check|password\s+rule)s?\s+(?:no\s+longer|doesn'?t|does\s+not)\s+appl(?:y|ies)|"
     r"(?:proceed|continue|go\s+ahead)\s*(?:[.!]|$|,|\s+(?:now|pls|please))|"
@@ -226,6 +243,9 @@ def _gate_opened(view: str, m: re.Match[str]) -> int:
         bare = gate.group(0).startswith(("proceed", "continue", "go"))
         if bare and _STATED.search(_clause_before(view, gate.start())):
             continue  # "Nothing blocking, we can proceed.": a statement, not an order
+        quoted = _quoted(view, m.start()), _quoted(view, gate.start())
+        if quoted[0] != quoted[1]:
+            continue  # one in a character's line, the other in the story: '"Access granted," ... let her in'
         if _order(view, gate, allow_we=not bare) and not _reported(view, gate) and not _reported(view, m):
             return STRONG
     return 0
@@ -240,7 +260,7 @@ _SECRET = (
 _TRANSFORMED = (
     r"(?:backwards?|reversed?|in\s+reverse|letter\s+by\s+letter|one\s+letter\s+(?:per|at\s+a)|each\s+letter|"
     r"alphabetical|ascii|each\s+character|every\s+character|character\s+codes?|vowels?|asterisks?|"
-    r"how\s+many\s+characters|verlan|in\s+(?:french|spanish|german|italian|another\s+language|a\s+different\s+language)|"
+    r"how\s+many\s+characters|verlan|(?:first|second)\s+half|in\s+(?:french|spanish|german|italian|another\s+language|a\s+different\s+language)|"
     r"(?:first|last|second|third)\s+(?:\w+\s+)?(?:letters?|characters?)|every\s+(?:other\s+)?letter|"
     r"with\s+(?:a\s+)?(?:dash|dashes|spaces?|commas?|hyphens?|dots?)|separated\s+by|rhym|how\s+many\s+letters|"
     r"nato|phonetic|acrostic|base\s*64|hex|binary|morse|rot\s*13|encoded|cipher|as\s+a\s+(?:poem|song|haiku|riddle|"
@@ -258,7 +278,8 @@ _PROMPT = (
     r"|(?:the\s+)?(?:system|hidden|defen[cs]e|initial|original|pre-?)\s*(?:prompt|instructions|message)"
     r"|your\s+own\s+(?:instructions|prompt|rules)"
     r"|(?:what|stuff|everything|things)\s+you\s+were\s+told\s+before"
-    r"|(?:the\s+)?(?:prior|previous|preceding)\s+context"
+    r"|(?:the\s+)?(?:prior|previous|preceding)\s+context|(?:the\s+)?hidden\s+text"
+    r"|(?:the\s+)?instructions\s+you\s+rec(?:ie|ei)ved"
     r"|(?:every|each|all(?:\s+the)?)\s+instructions?\s+you\s+(?:received|got|were\s+given)"
     r"|what\s+(?:the|your)\s+(?:developer|operator|admin|creator|owner)s?\s+(?:told|gave|wrote|said\s+to)\s+you"
     r"|(?:the\s+)?(?:text|words|instructions|message|prompt)\s+you\s+(?:were\s+given|got|received|have\s+been\s+"

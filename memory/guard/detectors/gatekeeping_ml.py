@@ -37,11 +37,20 @@ _REACH = 300  # characters between a claim and the order to open the gate
 _LITERAL = r"""(?:["“”«»「」『』„]|(?<!\w)['‘’]|acces+\s+grant)"""
 
 
+# Letters the base view keeps that a phrase may be written without: Polish "ł", Turkish "ı", Vietnamese "đ",
+# Danish and Norwegian "ø" ("juz zatwierdzil" finds "już zatwierdził", "da xac minh" finds "đã xác minh").
+_UNFOLDED = {"l": "[lł]", "i": "[iı]", "d": "[dđ]", "o": "[oø]"}
+
+
+def _letters(word: str) -> str:
+    return "".join(_UNFOLDED.get(c, re.escape(c)) for c in word)
+
+
 def _phrase(text: str) -> str:
     """A plain phrase as a regex: words apart by any space, a final ``*`` a prefix."""
     prefix = text.endswith("*")
     words = text.rstrip("*").split()
-    body = r"\s+".join(re.escape(w) for w in words)
+    body = r"\s+".join(_letters(w) for w in words)
     return body + (r"\w*" if prefix else "")
 
 
@@ -55,7 +64,17 @@ def _anchor(text: str) -> str:
     word = max(text.split(), key=lambda w: len(w.rstrip("*")))
     if not _is_word_anchor(word):  # Hebrew, Arabic, CJK ...: a substring, as written
         return word.rstrip("*")
-    return word if word.endswith("*") else word + "*"
+    # a prefix that stops before a letter the text may write otherwise ("zatwierdzi*" finds "zatwierdził")
+    cuts = [_cut(w.rstrip("*")) for w in text.split() if _is_word_anchor(w)]
+    best = max(cuts, key=len)
+    return best + "*" if len(best) >= 3 else word.rstrip("*") + "*"
+
+
+def _cut(word: str) -> str:
+    for i, c in enumerate(word):
+        if c in _UNFOLDED:
+            return word[:i]
+    return word
 
 
 def _anchors(phrases: list[str]) -> tuple[str, ...]:
