@@ -468,12 +468,16 @@ PROSE_SETS = (
     ),
     (
         "heldout32",
-        "session 39: the whole range in 25 languages, ordinary notes of every kind, written by a sixteenth helper that never read the rules, after d774617; never read: **blind**",
+        "session 39: the whole range in 25 languages, ordinary notes of every kind, written by a sixteenth helper that never read the rules, after d774617; measured once by 969dffa, then read",
+    ),
+    (
+        "heldout33",
+        "session 39: the whole range in 25 languages, ordinary notes of every kind, written by a seventeenth helper that never read the rules, after 9082183; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout32",)
+BLIND_PROSE = ("heldout33",)
 
 
 def credential_notes() -> list[Item]:
@@ -516,8 +520,8 @@ def directives(part_name: str) -> list[Item]:
 # (measured once by 1fb82a2) and ``heldout6`` (measured once by f737584). ``train7`` (25 other languages, 750
 # texts) is not trained on: with it the model scored a line of Django code naming "password" and "credit_card"
 # 0.87, over its threshold (tests/memory/guard/test_guard.py).
-# ``heldout7``, written after d774617 by a helper given the same brief, is blind: never read, never trained on
-# (``BLIND_DIRECTIVES``).
+# ``heldout7`` (written after d774617, measured once by 969dffa) was read and joined them. ``heldout8``, written
+# after 9082183 by a helper given the same brief, is blind: never read, never trained on (``BLIND_DIRECTIVES``).
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -530,8 +534,9 @@ WRITTEN_DIRECTIVES = (
     "heldout4",
     "heldout5",
     "heldout6",
+    "heldout7",
 )
-BLIND_DIRECTIVES = ("heldout7",)
+BLIND_DIRECTIVES = ("heldout8",)
 
 
 def written_directives() -> list[Item]:
