@@ -37,9 +37,10 @@ _REACH = 300  # characters between a claim and the order to open the gate
 _LITERAL = r"""(?:["“”«»「」『』„]|(?<!\w)['‘’]|acces+\s+grant)"""
 
 
-# Letters the base view keeps that a phrase may be written without: Polish "ł", Turkish "ı", Vietnamese "đ",
-# Danish and Norwegian "ø" ("juz zatwierdzil" finds "już zatwierdził", "da xac minh" finds "đã xác minh").
-_UNFOLDED = {"l": "[lł]", "i": "[iı]", "d": "[dđ]", "o": "[oø]"}
+# Letters the base view keeps that a language's phrases may be written without: Polish "ł", Turkish "ı",
+# Vietnamese "đ" ("juz zatwierdzil" finds "już zatwierdził", "da xac minh" finds "đã xác minh").
+_UNFOLDED_BY_LANGUAGE = {"pl": {"l": "[lł]"}, "tr": {"i": "[iı]"}, "vi": {"d": "[dđ]"}}
+_UNFOLDED: dict[str, str] = {}  # the language whose tables are being built (``_detectors``)
 
 
 def _letters(word: str) -> str:
@@ -100,7 +101,9 @@ def _no_choice(view: str, m: re.Match[str]) -> int:
     return 0 if _YES_OR_NO.search(view, max(0, m.start() - 20), min(len(view), m.end() + 40)) else STRONG
 
 
-def _detectors(raw: dict[str, list[str]]) -> tuple[Detector, ...]:
+def _detectors(lang: str, raw: dict[str, list[str]]) -> tuple[Detector, ...]:
+    _UNFOLDED.clear()
+    _UNFOLDED.update(_UNFOLDED_BY_LANGUAGE.get(lang, {}))
     table = {key: [base_view(p).strip() for p in phrases] for key, phrases in raw.items()}
     passed, opened = table["passed"], table["opened"]
     gate = _c(_bounded(_alternation(opened), opened))
@@ -160,7 +163,7 @@ _GATEKEEPING_ML: tuple[Detector, ...] = tuple(
     d
     for lang, lexicon in sorted(LEXICONS.items())
     if lang != "en" and "gate" in lexicon
-    for d in _detectors(lexicon["gate"])
+    for d in _detectors(lang, lexicon["gate"])
 )
 
 __all__ = ["_GATEKEEPING_ML"]
