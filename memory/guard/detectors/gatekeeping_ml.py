@@ -34,52 +34,48 @@ from ..normalize import base_view
 
 _REACH = 300  # characters between a claim and the order to open the gate
 # A quotation mark, not an elided article's apostrophe ("l'orario", "d'accès"), or the gatekeeper's words.
-_LITERAL = r"""(?:["“”«»「」『』„]|(?<!\w)['‘’]|acces+\s+grant)"""
+_LITERAL = r"""(?:["“”«»「」『』„]|(?<!\w)['‘’]|acces+\s*grant)"""
 
 
 # Letters the base view keeps that a language's phrases may be written without: Polish "ł", Turkish "ı",
 # Vietnamese "đ" ("juz zatwierdzil" finds "już zatwierdził", "da xac minh" finds "đã xác minh").
 _UNFOLDED_BY_LANGUAGE = {"pl": {"l": "[lł]"}, "tr": {"i": "[iı]"}, "vi": {"d": "[dđ]"}}
-_UNFOLDED: dict[str, str] = {}  # the language whose tables are being built (``_detectors``)
+Unfolded = dict[str, str]
 
 
-def _letters(word: str) -> str:
-    return "".join(_UNFOLDED.get(c, re.escape(c)) for c in word)
-
-
-def _phrase(text: str) -> str:
+def _phrase(text: str, unfolded: Unfolded) -> str:
     """A plain phrase as a regex: words apart by any space, a final ``*`` a prefix."""
     prefix = text.endswith("*")
     words = text.rstrip("*").split()
-    body = r"\s+".join(_letters(w) for w in words)
+    body = r"\s+".join("".join(unfolded.get(c, re.escape(c)) for c in w) for w in words)
     return body + (r"\w*" if prefix else "")
 
 
-def _alternation(phrases: list[str]) -> str:
-    return "(?:" + "|".join(_phrase(p) for p in sorted(phrases, key=len, reverse=True)) + ")"
+def _alternation(phrases: list[str], unfolded: Unfolded) -> str:
+    return "(?:" + "|".join(_phrase(p, unfolded) for p in sorted(phrases, key=len, reverse=True)) + ")"
 
 
-def _anchor(text: str) -> str:
+def _anchor(text: str, unfolded: Unfolded) -> str:
     """Where the scan looks for a phrase: its longest word as a prefix ("sandi*" finds "sandinya"), or the
     longest part in a script without spaces between words."""
     word = max(text.split(), key=lambda w: len(w.rstrip("*")))
     if not _is_word_anchor(word):  # Hebrew, Arabic, CJK ...: a substring, as written
         return word.rstrip("*")
     # a prefix that stops before a letter the text may write otherwise ("zatwierdzi*" finds "zatwierdził")
-    cuts = [_cut(w.rstrip("*")) for w in text.split() if _is_word_anchor(w)]
+    cuts = [_cut(w.rstrip("*"), unfolded) for w in text.split() if _is_word_anchor(w)]
     best = max(cuts, key=len)
     return best + "*" if len(best) >= 3 else word.rstrip("*") + "*"
 
 
-def _cut(word: str) -> str:
+def _cut(word: str, unfolded: Unfolded) -> str:
     for i, c in enumerate(word):
-        if c in _UNFOLDED:
+        if c in unfolded:
             return word[:i]
     return word
 
 
-def _anchors(phrases: list[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(_anchor(p) for p in phrases))
+def _anchors(phrases: list[str], unfolded: Unfolded) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(_anchor(p, unfolded) for p in phrases))
 
 
 def _bounded(pattern: str, phrases: list[str]) -> str:
@@ -102,11 +98,20 @@ def _no_choice(view: str, m: re.Match[str]) -> int:
 
 
 def _detectors(lang: str, raw: dict[str, list[str]]) -> tuple[Detector, ...]:
-    _UNFOLDED.clear()
-    _UNFOLDED.update(_UNFOLDED_BY_LANGUAGE.get(lang, {}))
+    """The four detectors of one language's ``[gate]`` table (its phrases folded as the view is)."""
+    unfolded = _UNFOLDED_BY_LANGUAGE.get(lang, {})
     table = {key: [base_view(p).strip() for p in phrases] for key, phrases in raw.items()}
-    passed, opened = table["passed"], table["opened"]
-    gate = _c(_bounded(_alternation(opened), opened))
+
+    def alt(key: str) -> str:
+        return _alternation(table[key], unfolded)
+
+    def words(key: str) -> str:
+        return _bounded(alt(key), table[key])
+
+    def anchors(key: str) -> tuple[str, ...]:
+        return _anchors(table[key], unfolded)
+
+    gate = _c(words("opened"))
 
     def gate_opened(view: str, m: re.Match[str]) -> int:
         return (
@@ -114,46 +119,46 @@ def _detectors(lang: str, raw: dict[str, list[str]]) -> tuple[Detector, ...]:
         )
 
     out = [
-        Detector(R_PRESSURE, _c(_bounded(_alternation(passed), passed)), _anchors(passed), check=gate_opened),
+        Detector(R_PRESSURE, _c(words("passed")), anchors("passed"), check=gate_opened),
         Detector(  # the fixed text after the order or before it: "「はい」とだけ答えて"
             R_OUTPUT,
             _c(
-                _bounded(_alternation(table["only"]), table["only"])
+                words("only")
                 + r"[^.!?\n]{0,40}?"
                 + _LITERAL
                 + "|"
                 + _LITERAL
                 + r"[^\n]{0,80}?"
-                + _bounded(_alternation(table["only"]), table["only"])
+                + words("only")
             ),
-            _anchors(table["only"]),
+            anchors("only"),
             check=_no_choice,
         ),
-        Detector(
+        Detector(  # either order: the verb first, or the object first as Turkish, Japanese, Korean, Hindi put it
             R_SECRET,
-            _c(  # either order: the verb first, or the object first as Turkish, Japanese, Korean, Hindi put it
-                _bounded(_alternation(table["give"]), table["give"])
+            _c(
+                words("give")
                 + r"[^.!?\n]{0,40}?"
-                + _alternation(table["prompt"])
+                + alt("prompt")
                 + "|"
-                + _alternation(table["prompt"])
+                + alt("prompt")
                 + r"[^.!?\n]{0,40}?"
-                + _bounded(_alternation(table["give"]), table["give"])
+                + words("give")
             ),
-            _anchors(table["give"]) + _anchors(table["prompt"]),
+            anchors("give") + anchors("prompt"),
         ),
         Detector(
             R_SECRET,
             _c(
-                _alternation(table["secret"])
+                alt("secret")
                 + r"[^.!?\n]{0,40}?"
-                + _alternation(table["reshape"])
+                + alt("reshape")
                 + "|"
-                + _alternation(table["reshape"])
+                + alt("reshape")
                 + r"[^.!?\n]{0,40}?"
-                + _alternation(table["secret"])
+                + alt("secret")
             ),
-            _anchors(table["secret"]),
+            anchors("secret"),
         ),
     ]
     return tuple(out)
