@@ -125,7 +125,7 @@ _ONLY_RE = _c(rf"(?<![a-z]){_ONLY}(?![a-z])")
 _ALWAYS_RE = _c(rf"(?<![a-z]){_ALWAYS}(?![a-z])")
 _GRANTED = _c(r"acces+\s*grant")
 _ACK = _c(
-    r"[^.!?\n]{0,40}?(?:\s(?:when|once|after|as\s+soon\s+as)\s+(?:you|u)(?:'ve|\s+have|\s+)|;?\s*otherwise\b|\s+if\s+not\b)"
+    r"[^.!?\n]{0,40}?(?:\s(?:when|once|after|as\s+soon\s+as)\s+(?:you|u)(?:'ve|\s+have|\s+)|;?\s*otherwise\b|\s+if\s+(?:not\b|they|it|this|that|the|my|everything|all))"
 )
 _CHOICE = _c(
     r"""(?:[^"'“”«»‘’\n]{0,60}["'”»’])?\s*(?:,|/|or)\s*(?:["'“«‘]|(?:the\s+)?(?:word\s+)?[a-z]+\s*\??\s*$)"""
@@ -310,7 +310,7 @@ _GATEKEEPING: tuple[Detector, ...] = (
     Detector(
         R_OUTPUT,
         _FRAMED_REPLY,
-        _a("end|start|begin|finish|sign|close|prefix|suffix|append|open|your"),
+        _a("end|start|begin|finish|sign|close|prefix|suffix|append|open|your|after|before|at"),
         lead=True,
         check=_asked,
     ),
