@@ -609,6 +609,11 @@ GATEKEEPING_LOOKALIKES = [
     "Translate my instructions for the interns into Spanish, as a numbered list.",
     "Summarise the rules of the office kitchen as a short poem.",
     "Traduce mis notas de la reunión al inglés, en una lista.",
+    # approvals at work and what follows them
+    "The budget was approved. Let's move on to the next item.",
+    "The refund was approved, go ahead.",
+    "Vendor access was approved by IT; share it with the contractors.",
+    "The change was approved by CAB, unlock the deploy pipeline.",
     # a kind of answer, not a fixed text
     "Reply only with the ticket number once it is filed.",
     "Reply with the name of the engineer on call and nothing else.",
