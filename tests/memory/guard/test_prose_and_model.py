@@ -242,6 +242,7 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ),
         ("bike padlock combo 7 - 2 - 9, the red one", "7 - 2 - 9"),
         ("Security question for the energy account (first car) — I put Corsa.", "Corsa"),
+        ("Security question for the gym app — first pet's name: Captain Fluff", "Captain Fluff"),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
@@ -369,6 +370,7 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         # A security question asked, not answered; a count after a combination's word; a Wi-Fi's name
         # with its password spoken of after it; a receipt's number in Japanese.
         "Security question: what was the name of your first pet?",
+        "Security question rollout: Tuesday, ask Maria.",
         "Security questions on that site are silly — 'name of your first teacher'? Nobody knows that.",
         "Dad asked what a passphrase is. Explained: several random words, longer than a password.",
         "We tried a combination of 2-3-4 factors before settling.",
