@@ -105,7 +105,8 @@ def _word(text: str, span: tuple[int, int]) -> str:
 
 def candidates(text: str) -> Iterator[tuple[int, list[tuple[int, int]], tuple[int, str, str]]]:
     """(index, tokens, (distance, phrase, kind)) for each token near the nearest lexicon phrase."""
-    phrases = [p for p in _phrases(text) if text[p[1] : p[1] + 1] != "_"]  # "login_not_required": code
+    every = list(_phrases(text))
+    phrases = [p for p in every if text[p[1] : p[1] + 1] != "_"]  # "login_not_required": code
     if not phrases:
         return
     tokens = [m.span() for m in _CANDIDATE.finditer(text)]
@@ -143,7 +144,7 @@ def candidates(text: str) -> Iterator[tuple[int, list[tuple[int, int]], tuple[in
         if (
             best is not None
             and "\n\n" not in text[slice(*between)]
-            and _eligible(text, tokens, i, best, phrase_start)
+            and _eligible(text, tokens, i, best, phrase_start, every)
         ):
             yield i, tokens, best
 
@@ -174,7 +175,12 @@ _TIME_RANGE = re.compile(r"\d{1,2}[:.h]\d\d(?:\s*[-–]\s*\d{1,2}(?:[:.h]\d\d)?)
 
 
 def _eligible(
-    text: str, tokens: list[tuple[int, int]], i: int, best: tuple[int, str, str], phrase_start: int
+    text: str,
+    tokens: list[tuple[int, int]],
+    i: int,
+    best: tuple[int, str, str],
+    phrase_start: int,
+    phrases: list[tuple[int, int, str, str]],
 ) -> bool:
     """What the rules know is no password stays out of the tagger's reach: a brand ("1Password", "Disney+"),
     an address ("http://..."), a name, an assignment or a call in code ("login_not_required",
@@ -205,7 +211,7 @@ def _eligible(
         return False  # a telephone's, an account's or a customer's number: groups of digits in a row
     if thing_number([_word(text, tokens[k]) for k in range(max(0, i - 2), i)]):
         return False  # "locker is number 3192", "saksnr. 662871"; not "PIN number 4412"
-    if best[1] in _NETWORK_WORDS and _named_apart(text, (s, e)):
+    if best[1] in _NETWORK_WORDS and _named_apart(phrases, e):
         return False  # "Our Wi-Fi is Livebox-8A2F ... Password is on the back of the router": its name
     if named_before(text, s) or NETWORK_NAME.fullmatch(value):
         return False  # a network's or a device's name: "the Wi-Fi is called 'Oakbarn_Events'", "xiaomi_5G"

@@ -28,7 +28,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from .codes import (
     _HHMM,
@@ -46,14 +46,12 @@ from .lexicon import (
     _CJK_CHAR,
     _CLAUSE_MAX,
     _CLOSE,
-    _KINDS,
     _MAX_GAP_TOKENS,
     _TOKEN,
     _clause_end,
     _clause_start,
     _describing,
     _english_links,
-    _lexicon,
     _lexicon_index,
     _link_at,
     _phrases,
@@ -409,18 +407,13 @@ def _a_name(word: str) -> bool:
 _NETWORK_WORDS = frozenset({"wifi", "wi-fi", "wlan"})
 
 
-@functools.cache
-def _credential_word() -> re.Pattern[str]:
-    lexicon = _lexicon()
-    words = {w for k, v in lexicon.items() if k not in _KINDS for w in [*v["words"], *v.get("phrases", [])]}
-    words |= set(lexicon["weak"]["words"]) - _NETWORK_WORDS
-    alternation = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-    return re.compile(rf"(?i)(?<![^\W_])(?:{alternation})(?![^\W_])")
-
-
-def _named_apart(text: str, found: tuple[int, int]) -> bool:
-    """Whether a credential word follows the value (the password spoken of after the network's name)."""
-    return _credential_word().search(text, found[1]) is not None
+def _named_apart(phrases: Iterable[tuple[int, int, str, str]], after: int) -> bool:
+    """Whether a credential word of the lexicon's ``phrases`` (``_phrases`` of the text) follows ``after``: the
+    password spoken of after the network's name ("key" and "secret" too; "wifi" itself not)."""
+    return any(
+        start >= after and (kind == "credential" or (kind == "weak" and phrase not in _NETWORK_WORDS))
+        for start, _, phrase, kind in phrases
+    )
 
 
 def _phrase_after_aside(text: str, end: int) -> tuple[int, int] | None:
@@ -531,7 +524,8 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
     before_memo: dict[str, tuple[int, int] | None] = {}
     along_memo: dict[tuple[str, str], list[tuple[int, int]]] = {}
     signin_words: list[int] = []  # where sign-in and credential words end: an account after one is named
-    for start, end, phrase, kind in _phrases(text):
+    phrases = list(_phrases(text))
+    for start, end, phrase, kind in phrases:
         if kind in ("signin", "credential"):
             signin_words.append(end)
         if kind in ("signin", "credential"):
@@ -573,7 +567,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
                 value = text[found[0] : found[1]]
                 # "key: mossyStone!river"; not code's "key, delta=1"
                 ok = (_lettered(value) or stronger(value)) and "=" not in value
-                if phrase in _NETWORK_WORDS and _named_apart(text, found):
+                if phrase in _NETWORK_WORDS and _named_apart(phrases, found[1]):
                     ok = False  # "Our Wi-Fi is Livebox-8A2F ... the password is on the router": its name
                 found = found if ok and not _KEY_COMBO.search(value) else None
             memo[key] = None if found is None else (found[0] - end, found[1] - end)
