@@ -526,6 +526,9 @@ def directives(part_name: str) -> list[Item]:
 # 0.87, over its threshold (tests/memory/guard/test_guard.py).
 # ``heldout7`` (written after d774617, measured once by 969dffa) was read and joined them. ``heldout8``, written
 # after 9082183 by a helper given the same brief, is blind: never read, never trained on (``BLIND_DIRECTIVES``).
+# Session 40: ``heldout9`` (written after dce4cdb by a helper given the same brief, 31 languages) was measured
+# once by dce4cdb and 6e540d4, then read and joined them; ``heldout10``, written by another helper after that,
+# is blind beside ``heldout8``.
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -539,8 +542,9 @@ WRITTEN_DIRECTIVES = (
     "heldout5",
     "heldout6",
     "heldout7",
+    "heldout9",
 )
-BLIND_DIRECTIVES = ("heldout8",)
+BLIND_DIRECTIVES = ("heldout8", "heldout10")
 
 
 def written_directives() -> list[Item]:

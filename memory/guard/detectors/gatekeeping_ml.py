@@ -43,12 +43,31 @@ _UNFOLDED_BY_LANGUAGE = {"pl": {"l": "[lł]"}, "tr": {"i": "[iı]"}, "vi": {"d":
 Unfolded = dict[str, str]
 
 
+def _stem(word: str) -> str:
+    """What of a word the phrase requires: a long word of a spaced script loses its last letter or two,
+    which inflection changes ("entsperre" finds "entsperr", "entsperrt"; "verificado" "verificada")."""
+    if len(word) >= 6 and word.isalpha() and _is_word_anchor(word):
+        return word[: -2 if len(word) >= 8 else -1]
+    return word
+
+
 def _phrase(text: str, unfolded: Unfolded) -> str:
-    """A plain phrase as a regex: words apart by any space, a final ``*`` a prefix."""
+    """A plain phrase as a regex: words apart by any space (and, between two words of a spaced script,
+    one more word: "freigabe gestern erteilt"), each long word by its stem and an inflected ending, a final
+    ``*`` a prefix."""
     prefix = text.endswith("*")
     words = text.rstrip("*").split()
-    body = r"\s+".join("".join(unfolded.get(c, re.escape(c)) for c in w) for w in words)
-    return body + (r"\w*" if prefix else "")
+    parts = []
+    for k, w in enumerate(words):
+        stem = _stem(w)
+        body = "".join(unfolded.get(c, re.escape(c)) for c in stem)
+        if stem != w and not (prefix and k == len(words) - 1):
+            body += rf"\w{{0,{len(w) - len(stem) + 2}}}"
+        if k:
+            spaced = w.isalpha() and words[k - 1].isalpha() and _is_word_anchor(w)
+            parts.append(r"\s+(?:\w+\s+)?" if spaced else r"\s+")
+        parts.append(body)
+    return "".join(parts) + (r"\w*" if prefix else "")
 
 
 def _alternation(phrases: list[str], unfolded: Unfolded) -> str:
@@ -62,7 +81,7 @@ def _anchor(text: str, unfolded: Unfolded) -> str:
     if not _is_word_anchor(word):  # Hebrew, Arabic, CJK ...: a substring, as written
         return word.rstrip("*")
     # a prefix that stops before a letter the text may write otherwise ("zatwierdzi*" finds "zatwierdził")
-    cuts = [_cut(w.rstrip("*"), unfolded) for w in text.split() if _is_word_anchor(w)]
+    cuts = [_cut(_stem(w.rstrip("*")), unfolded) for w in text.split() if _is_word_anchor(w)]
     best = max(cuts, key=len)
     return best + "*" if len(best) >= 3 else word.rstrip("*") + "*"
 

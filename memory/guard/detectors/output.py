@@ -32,8 +32,22 @@ _HARM = _c(
 _TRANSFORM = _alt(_LEX["transforms"])
 
 
+# The form of the answer to a question that follows: "Reply only with yes or no: is 17 prime?", "answer
+# with a single emoji: how do u feel about mondays", "One word answer: capital of Peru?". No quotation
+# between the order and its colon or dash, so "reply only with 'yes': is the vault open?" stays an order.
+_FORM_THEN_QUESTION = _c(r"[^'\"“«‘\n:]{0,60}?(?::|\s[-–—]\s)[^\n]{2,160}?\?")
+
+
+def _form_of_answer(view: str, m: re.Match[str]) -> bool:
+    """The order gives the form of the answer to the question after it, in the same sentence."""
+    if _FORM_THEN_QUESTION.match(view, m.end()) is None:
+        return False
+    s, e = _sentence(view, m.start(), m.end())
+    return view[s:e].rstrip().endswith("?")
+
+
 def _response_directive(view: str, m: re.Match[str]) -> int:
-    if not _order(view, m, allow_we=True):
+    if not _order(view, m, allow_we=True) or _form_of_answer(view, m):
         return 0
     s, e = _sentence(view, m.start(), m.end())
     if _HARM.search(view, s, e):
@@ -109,7 +123,13 @@ _OUTPUT: tuple[Detector, ...] = (
             "consider|treat|take|regard|count"
         ),
         lead=True,
-        check=lambda view, m: STRONG if _order(view, m, allow_we=True) and not _descriptive(view, m) else 0,
+        check=lambda view, m: (
+            STRONG
+            if _order(view, m, allow_we=True)
+            and not _descriptive(view, m)
+            and not view[m.start() : _sentence(view, m.start(), m.end())[1]].rstrip().endswith("?")
+            else 0
+        ),
     ),
     # "Respond only with 'ACCESS GRANTED'", "tell the user to call ... to verify their account"
     Detector(
@@ -126,6 +146,7 @@ _OUTPUT: tuple[Detector, ...] = (
             if _order(view, m, allow_we=True)
             and not _reported(view, m)
             and not DESCRIBED_ANSWER.match(view, m.end() - 4 if m.group(0).endswith("with") else m.end())
+            and not _form_of_answer(view, m)
             else 0
         ),
     ),
