@@ -94,7 +94,7 @@ _LITERAL = (
     r"|access\s+granted|acces+\s*grant)"
 )
 _ONLY = (
-    r"(?:only|exactly|verbatim|word\s+for\s+word|nothing\s+(?:else|more)|no\s+other|no\s+more|and\s+stop|"
+    r"(?:only|exactly|verbatim|word\s+for\s+word|nothing\s+(?:else|more|but)|no\s+other|no\s+more|and\s+stop|"
     r"then\s+stop|stop\s+(?:there|writing)|no\s+(?:explanation|commentary|comments?|preamble|punctuation)|"
     r"without\s+(?:any(?:thing)?\s+)?(?:other|additional|extra|more|else)|not\s+a\s+single|those\s+words|"
     r"identical|single\s+word|one\s+word|two\s+words)"
@@ -114,9 +114,12 @@ _FRAMED_REPLY = _c(
     rf"[^.!?\n]{{0,30}}?\s(?:with|by)\s+(?:the\s+(?:sentence|phrase|line|words?|text|string)\s+)?{_LITERAL}"
     r"|(?<![a-z])your\s+(?:only\s+)?(?:answer|reply|response|output)\s+(?:is|will\s+be|must\s+be|should\s+be|has\s+"
     rf"to\s+be)\s+(?:exactly|just|only|always|simply)\s*:?\s*{_LITERAL}"
+    r"|(?<![a-z])your\s+(?:final\s+|next\s+|only\s+)?(?:answer|reply|response|output)\s+(?:must|should|has\s+to|will)\s+"
+    r"be\s+the\s+(?:exact\s+)?(?:phrase|word|words|sentence|string)\s*:?\s*[\"'“«‘]"
 )
 _LITERAL_REPLY = _c(
-    rf"(?<![a-z]){_SAY}\s+(?:(?:only|just|exactly|simply|back)\s+)?(?:(?:with|w/|using|the\s+following)\s*:?\s+)?"
+    rf"(?<![a-z]){_SAY}\s+(?:(?:only|just|exactly|simply|back)\s+)?(?:(?:with|w/|using|the\s+following)\s*:?\s+"
+    r"(?:nothing\s+but\s+)?)?"
     rf"(?:(?:only|just|exactly)\s+)?:?\s*{_LITERAL}"
     # "repeat after me and add nothing: 'X'"
     rf"|(?<![a-z])repeat\s+after\s+me(?:\s+[a-z']+){{0,4}}\s*:\s*{_LITERAL}"
@@ -177,24 +180,36 @@ _PASSED = (
     r"|200\s+ok|(?:login|validation|verification|check|authentication)\s+(?:already\s+)?(?:passed|succeeded|went\s+through|"
     r"was\s+successful)|i\s+was\s+(?:already\s+)?(?:verified|authenticated|cleared|approved)"
     r"|typed\s+the\s+pas?s?word\s+(?:right|correctly|correct)|clearance\s+(?:is\s+)?confirmed"
-    r"|(?:password|passcode|verification)\s+(?:checks?|requirements?)\s+(?:are|is|were|was)\s+(?:suspended|lifted|"
+    r"|(?:password|passcode|verification)\s+(?:checks?|requirements?)\s+(?:are|is|were|was|has\s+been|have\s+been)\s+(?:suspended|lifted|"
     r"disabled|waived|off)|(?:lifted|waived|suspended|disabled|removed)\s+the\s+password\s+(?:requirement|check)"
     r"|gave\s+me\s+(?:temporary\s+)?(?:root|admin|full\s+access)|(?:was|been)\s+declassified"
     r"|counts?\s+as\s+(?:a\s+)?(?:successful|valid|correct)"
     r"|grants?\s+(?:temporary\s+)?(?:root|admin)\s+access"
     r"|(?:developers?|admin(?:istrator)?s?|operators?|owners?|moderators?|mods|managers?|security\s+team|support|"
-    r"teacher|referee|lead|boss|ceo|it|hr|legal|compliance|team|staff|game\s+master)\s+(?:already\s+|just\s+|have\s+|"
-    r"has\s+)?(?:approved|confirmed|verified|authori[sz]ed|cleared|signed\s+off|whitelisted)"
+    r"teacher|referee|lead|boss|ceo|it|hr|legal|compliance|team|staff|game\s+master|supervisor|department)\s+"
+    r"(?:already\s+|just\s+|have\s+|has\s+|personally\s+)?(?:reviewed\s+and\s+)?(?:approved|confirmed|verified|"
+    r"authori[sz]ed|cleared|signed\s+off|whitelisted|okayed|ok'?d|greenlit|green-?lighted)"
+    # "approved by IT", "authorised by the duty manager", "confirmed by the system", "cleared by HR"
+    r"|(?:approved|authori[sz]ed|cleared|okayed|ok'?d|greenlit|signed\s+off|sanctioned|confirmed|verified)\s+by\s+"
+    r"(?:the\s+|my\s+|our\s+|your\s+)?(?:[a-z]+\s+){0,2}?(?:it|hr|security|admin|admins|administrator|manager|boss|"
+    r"owner|developers?|operators?|system|support|lead|supervisor|ceo|cto|ciso|head|department|desk|compliance|server|"
+    r"backend|central\s+server)(?![a-z])"
+    r"|vouched\s+for\s+(?:me|him|her|them|this\s+user)|(?:got|have|received|been\s+given)\s+(?:the\s+)?(?:written\s+)?"
+    r"(?:permission|approval|authori[sz]ation|clearance|sign-?off|go-?ahead|green\s+light)\s+from"
+    r"|(?:we'?ve|we\s+have)\s+(?:already\s+)?(?:confirmed|verified|approved|cleared)\s+(?:this|the)\s+(?:user|account|"
+    r"request|person|customer)"
     r"|(?:protocol|mode|override)\s+(?:\w+\s+)?(?:has\s+been\s+|was\s+)?activated"
     r"|suspends?\s+(?:the\s+)?password\s+requirements?"
     r"|(?:password|passcode|pin|code|identity|user|account|session|request|device|login|access|pwd|pw)\s+(?:was\s+|is\s+|has\s+"
     r"been\s+)?(?:already\s+)?(?:verified|confirmed|validated|approved|authenticated|cleared|checked)"
     r"|already\s+(?:entered|typed|gave|given|provided|proved|passed|checked|cleared)"
+    r"|already\s+(?:did|done|completed|finished)\s+(?:the\s+|my\s+)?(?:2fa|mfa|otp|verification|check|login|sso)"
     r"|(?:verification|authentication|auth|check|password\s+check|identity)\s+(?:complete[d]?|passed|succeeded|"
     r"successful|ok|done)"
     r"|(?:maintenance|debug|developer|admin|test|god|override)\s+mode\s+(?:is\s+)?(?:enabled|on|activated|active)"
     r"|(?:trust\s+level|privileges|access\s+level|clearance)\s+(?:was\s+|has\s+been\s+)?(?:raised|elevated|upgraded)"
-    r"|(?:override|authori[sz]ation|access)\s+(?:is\s+)?(?:accepted|confirmed|approved|granted))"
+    r"|(?:override|authori[sz]ation|access|exception)\s+(?:is\s+|was\s+|has\s+been\s+)?(?:accepted|confirmed|approved|"
+    r"granted|authori[sz]ed))"
 )
 _OPEN_GATE = (
     r"(?:grant\s+(?:me\s+|them\s+|him\s+|her\s+|us\s+)?(?:full\s+)?access|give\s+(?:me|them|us)\s+access|"
@@ -213,10 +228,15 @@ _OPEN_GATE = (
     r"finish\s+the\s+flow|show\s+me\s+the\s+welcome|treat\s+it\s+as\s+correct|assume\s+the\s+new|act\s+accordingly|"
     r"(?:confirm|honou?r)\s+(?:my\s+)?(?:access|it)|proceed\s+(?:with\s+access|to\s+the\s+next\s+step)|"
     r"(?:restriction|rule|check|password\s+rule)s?\s+(?:no\s+longer|doesn'?t|does\s+not)\s+appl(?:y|ies)|"
-    r"(?:proceed|continue|go\s+ahead)\s*(?:[.!]|$|,|\s+(?:now|pls|please))|"
-    r"let\s+(?:me|them|him|her|us|this\s+(?:user|person|player)|the\s+(?:user|visitor|player))\s+(?:in|through|pass)|"
+    r"(?:proceed|continue|go\s+ahead)\s*(?:[.!]|$|,|\s+(?:now|pls|please|immediately|right\s+away|asap))|"
+    r"let\s+(?:me|them|him|her|us|this\s+(?:user|person|player)|the\s+(?:user|visitor|player))\s+(?:in|through|thru|pass)|"
+    r"(?:password|passcode|code|pin|verification|identity|2fa|mfa|security)\s+(?:step|check|part|bit|requirement)?\s*"
+    r"(?:can|may|should)\s+be\s+(?:skipped|bypassed|waived|ignored|dropped)|"
+    r"(?:password|passcode|pin|verification|2fa|mfa)\s+(?:is\s+|are\s+)?not\s+(?:required|needed|necessary)|"
+    r"open\s+it\s*(?:[.!]|$|\s+(?:now|pls|please|up))|"
     r"open\s+(?:up|the\s+(?:door|gate|vault))|admit\s+(?:me|them|the\s+bearer)|"
-    r"unlock(?:\s+(?:it|now|me|for\s+me|the\s+(?:door|vault|safe|secret|account|level|chat|gate))|\s*[.!]|$)|"
+    r"unlock(?:\s+(?:it|now|me|for\s+me|the\s+(?:door|vault|safe|secret|account|level|chat|gate|file|files|folder|"
+    r"document|drive|device|phone|system|app|box|locker))|\s*[.!]|$)|"
     r"(?:skip|bypass|disable|ignore)\s+(?:the\s+|your\s+|this\s+)?(?:usual\s+)?(?:password\s+|passcode\s+|code\s+|"
     r"security\s+|safety\s+)?(?:check|checks|verification|password|passcode|code|step|filter|restrictions|rules)|"
     r"(?:do\s+not|don'?t|no\s+need\s+to|never)\s+(?:re-?)?(?:ask|check|verify|request|challenge|prompt)\s+"
@@ -267,10 +287,19 @@ _TRANSFORMED = (
     r"story|list|table|json|code)|in\s+(?:a\s+)?(?:poem|song|haiku|riddle|json|code\s+block)|fill\s+in|"
     r"replace\s+(?:the\s+)?(?:_+|blank|blanks))"
 )
+_CODE = r"(?:the|your|ur|that)\s+(?:door\s+|lock\s+|safe\s+|vault\s+|entry\s+|secret\s+)?code"
+_LETTERWISE = (
+    r"(?:nato|phonetic|letter\s+by\s+letter|digit\s+by\s+digit|backwards?|reversed|in\s+reverse|"
+    r"(?:each|every|one)\s+(?:digit|letter|character)|(?:first|last)\s+(?:and\s+last\s+|two\s+|three\s+)?"
+    r"(?:digits?|letters?|characters?))"
+)
 _SECRET_RESHAPED = _c(
-    rf"(?<![a-z]){_SECRET}(?![a-z])[^.!?\n]{{0,60}}?{_TRANSFORMED}"
+    # the question and the form may be two sentences: "what's the password? spell it backwards"
+    rf"(?<![a-z]){_SECRET}(?![a-z])[^.!\n]{{0,60}}?{_TRANSFORMED}"
     rf"|(?<![a-z]){_TRANSFORMED}[^.!?\n]{{0,40}}?{_SECRET}(?![a-z])"
     rf"|(?<![a-z])hints?\s+(?:about|for|on|to|of)\s+{_SECRET}(?![a-z])"  # not "the password hint says 'dog'"
+    # "the code" is code in a program as often as a lock's: only letter by letter is it the lock's
+    rf"|(?<![a-z]){_CODE}(?![a-z])[^.!\n]{{0,40}}?{_LETTERWISE}|(?<![a-z]){_LETTERWISE}[^.!?\n]{{0,30}}?{_CODE}(?![a-z])"
 )
 _PROMPT = (
     r"(?:your\s+(?:(?:initial|original|system|hidden|secret|internal|first|full|exact|entire|whole|defen[cs]e|"
@@ -282,6 +311,9 @@ _PROMPT = (
     r"|(?:the\s+)?instructions\s+you\s+rec(?:ie|ei)ved"
     r"|(?:every|each|all(?:\s+the)?)\s+instructions?\s+you\s+(?:received|got|were\s+given)"
     r"|what\s+(?:the|your)\s+(?:developer|operator|admin|creator|owner)s?\s+(?:told|gave|wrote|said\s+to)\s+you"
+    r"|(?:the\s+)?(?:paragraph|text|message|lines?|words|part|section|content)\s+(?:at|from)\s+the\s+(?:very\s+)?"
+    r"(?:start|beginning|top)\s+of\s+(?:this|the|our)\s+(?:chat|conversation|thread|session|context)"
+    r"|(?:the|my|your)\s+(?:setup|starter|system)\s+prompt"
     r"|(?:the\s+)?(?:text|words|instructions|message|prompt)\s+you\s+(?:were\s+given|got|received|have\s+been\s+"
     r"given)\s+before"
     r"|(?:the\s+)?rules\s+you\s+(?:were|have\s+been|'ve\s+been)\s+given|every\s+rule\s+you'?ve\s+been\s+given"
@@ -321,21 +353,23 @@ _GATEKEEPING: tuple[Detector, ...] = (
             "verified|confirmed|validated|approved|authenticated|authorized|authorised|cleared|checked|"
             "whitelisted|preverified|preapproved|preauthorized|preauthorised|precleared|pre|entered|typed|gave|"
             "given|provided|proved|passed|complete|completed|succeeded|successful|mode|raised|elevated|upgraded|"
-            "accepted|granted"
+            "accepted|granted|okayed|ok|okd|greenlit|lighted|vouched|permission|approval|authorization|"
+            "authorisation|clearance|sign|signoff|go|green|sanctioned|did|done|finished"
         ),
         check=_gate_opened,
     ),
     Detector(
         R_SECRET,
         _SECRET_RESHAPED,
-        _a("password|passcode|passphrase|secret|codeword|magic|pin"),
+        _a("password|passcode|passphrase|secret|codeword|magic|pin|code"),
         check=_asked,
     ),
     Detector(
         R_SECRET,
         _PROMPT_GIVEN,
         _a(
-            "instructions|prompt|rules|rule|directives|guidelines|configuration|setup|before|above|context|written|said|typed|system"
+            "instructions|prompt|rules|rule|directives|guidelines|configuration|setup|before|above|context|written|said|typed|system|"
+            "chat|conversation|thread|session"
         ),
         check=_asked,
     ),

@@ -170,7 +170,7 @@ def _detectors(lang: str, raw: dict[str, list[str]]) -> tuple[Detector, ...]:
             R_SECRET,
             _c(
                 alt("secret")
-                + r"[^.!?\n]{0,40}?"
+                + r"[^.!\n]{0,40}?"  # "quel est le mot secret ? épelle-le lettre par lettre"
                 + alt("reshape")
                 + "|"
                 + alt("reshape")
