@@ -171,6 +171,12 @@ _GROUPED_NUMBER = re.compile(
 )
 
 _YEAR = re.compile(r"(?:19|20)\d\d[.,;:)]?")
+# A file's name: "Q3-Audit_7741.zip", "Dogovor-2024-Mart.pdf" (the password sent for it is elsewhere).
+_FILE_NAME = re.compile(
+    r".+\.(?:zip|7z|rar|tar|gz|tgz|bz2|xz|pdf|docx?|xlsx?|pptx?|od[tsp]|csv|tsv|txt|rtf|json|xml|ya?ml|html?|png|"
+    r"jpe?g|gif|svg|webp|heic|mp[34]|mov|avi|wav|log|md|iso|dmg|exe|msi|apk|ipa|bak|sql|kdbx|pst|eml)",
+    re.IGNORECASE,
+)
 _TIME_RANGE = re.compile(r"\d{1,2}[:.h]\d\d(?:\s*[-–]\s*\d{1,2}(?:[:.h]\d\d)?)?")
 
 
@@ -183,7 +189,7 @@ def _eligible(
     phrases: list[tuple[int, int, str, str]],
 ) -> bool:
     """What the rules know is no password stays out of the tagger's reach: a brand ("1Password", "Disney+"),
-    an address ("http://..."), a name, an assignment or a call in code ("login_not_required",
+    an address ("http://..."), a file's name ("Q3-Audit_7741.zip"), a name, an assignment or a call in code ("login_not_required",
     "max_length=128)"), a plain lower-case word not in quotes, a time after its preposition or an alarm's
     word ("on duty from 0800", "alarm: 0630"), a telephone's, an account's or a thing's number ("内線 2214",
     "+44 7700 900 655", "account 55779911", "saksnr. 662871"), a number to call, a network's or a device's
@@ -199,6 +205,7 @@ def _eligible(
         or _SNAKE.fullmatch(value)
         or _ASSIGNED.search(value)
         or _VERSION.fullmatch(value)  # a version, an IP address: "v3.2.0", "10.0.8.21"
+        or _FILE_NAME.fullmatch(value)
     ):
         return False  # a brand, an address, a name or an assignment or a call in code ("max_length=128)")
     if value.isalpha() and value.islower() and text[tokens[i][0]] not in _OPEN:

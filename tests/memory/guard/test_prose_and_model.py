@@ -59,6 +59,10 @@ def test_a_password_in_prose_is_redacted(text, secret):
         "パスワードを忘れたのでリセットしました。",
         "Password manager rollout: done for SRE-142.",
         "Maria: Watching the sunset made me feel connected to life's small moments.",
+        # a file's name, an algorithm's, a flat's number beside a credential word
+        "Sent the contract; I'll text you the password separately. File is Lease-Draft_2291.zip (3 MB).",
+        "PR 88 moves password hashing from pbkdf2 to argon2id; approved.",
+        "Portkoden byts i maj. Lägenhet 1407, Storgatan 9.",
     ],
 )
 def test_ordinary_talk_about_passwords_is_left_alone(text):
