@@ -233,6 +233,25 @@ def keyed_dials(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+# A combination lock's turns: three or four numbers, each with its direction ("left 24, right 7, left 31",
+# "36 left, 12 right, 48 left", "R 12 then L 30 then R 5", "右に27、左に13、右に51"). The directions make it
+# a dial's; a route ("turn left at 5th, right onto Main") puts words between a direction and its number.
+_TURN = (
+    r"(?:left|right|l|r|links|rechts|gauche|droite|izquierda|derecha|esquerda|direita|sinistra|destra|"
+    r"v[äa]nster|h[öo]ger|venstre|h[øo]jre|h[øo]yre|w\s?lewo|w\s?prawo|влево|вправо|налево|направо|sola|"
+    r"sa[ğg]a|vlevo|vpravo|balra|jobbra|αριστερά|δεξιά|שמאלה|ימינה|يسار|يمين|trái|phải|kiri|kanan|"
+    r"左に?|右に?|왼쪽으로|오른쪽으로|왼쪽|오른쪽)"
+)
+_TURN_PAIR = rf"(?:{_TURN}[ \t]*:?[ \t]*\d{{1,2}}|\d{{1,2}}[ \t]*(?:to\s+the\s+)?{_TURN})"
+_TURN_GAP = r"(?:[ \t]*[,;、，/–—-][ \t]*(?:then[ \t]+|dann[ \t]+|puis[ \t]+)?|[ \t]+(?:then|dann|puis|luego|depois|poi|потом|sonra)[ \t]+|[ \t]+)"
+_DIAL_TURNS = re.compile(rf"(?<![\w]){_TURN_PAIR}(?:{_TURN_GAP}{_TURN_PAIR}){{2,3}}(?![\w])", re.IGNORECASE)
+
+
+def dial_turns(text: str) -> list[tuple[int, int]]:
+    """Spans of a combination lock's turns (``_DIAL_TURNS``)."""
+    return [m.span() for m in _DIAL_TURNS.finditer(text)]
+
+
 def keyed_digits(text: str) -> list[tuple[int, int]]:
     """Spans of codes written digit by digit (``_KEYED``)."""
     spans = []

@@ -36,6 +36,7 @@ from .codes import (
     _a_secret_code,
     _numeric_code,
     _shape,
+    dial_turns,
     keyed_dials,
     keyed_digits,
     lock_code,
@@ -604,6 +605,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
             spans.append((token.start(), token.end()))
     spans.extend(keyed_digits(text))
     spans.extend(keyed_dials(text))
+    spans.extend(dial_turns(text))
     spans.extend(spoken_digits(text))
     return sorted(set(spans))
 

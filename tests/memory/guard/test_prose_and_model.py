@@ -63,6 +63,8 @@ def test_a_password_in_prose_is_redacted(text, secret):
         "Sent the contract; I'll text you the password separately. File is Lease-Draft_2291.zip (3 MB).",
         "PR 88 moves password hashing from pbkdf2 to argon2id; approved.",
         "Portkoden byts i maj. Lägenhet 1407, Storgatan 9.",
+        # a route's turns: words between a direction and its number
+        "From the car park turn left at gate 2, right at 7 and left onto Mill Lane.",
     ],
 )
 def test_ordinary_talk_about_passwords_is_left_alone(text):
@@ -247,6 +249,9 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("bike padlock combo 7 - 2 - 9, the red one", "7 - 2 - 9"),
         ("Security question for the energy account (first car) — I put Corsa.", "Corsa"),
         ("Security question for the gym app — first pet's name: Captain Fluff", "Captain Fluff"),
+        # a combination lock's turns, each number with its direction
+        ("Gun cabinet in the basement: right 18, left 4, right 33", "right 18, left 4, right 33"),
+        ("Tresor: 12 links, 40 rechts, 7 links - dann Griff drehen", "12 links, 40 rechts, 7 links"),
     ],
 )
 def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
