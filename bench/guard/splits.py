@@ -473,12 +473,16 @@ PROSE_SETS = (
     ),
     (
         "heldout33",
-        "session 39: the whole range in 25 languages, ordinary notes of every kind, written by a seventeenth helper that never read the rules, after 9082183; never read: **blind**",
+        "session 39: the whole range in 25 languages, ordinary notes of every kind, written by a seventeenth helper that never read the rules, after 9082183; blind until session 40 read it",
+    ),
+    (
+        "heldout34",
+        "session 40: the whole range in 28 languages, ordinary notes of every kind, written by an eighteenth helper that never read the rules, after 5f297fe; never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout33",)
+BLIND_PROSE = ("heldout34",)
 
 
 def credential_notes() -> list[Item]:

@@ -107,8 +107,8 @@ def _bounded(pattern: str, phrases: list[str]) -> str:
 # A yes-or-no choice near the order is a question, not a fixed text to say: "rispondi solo sì o no: la mia
 # frase '...' è corretta?", "réponds juste oui ou non".
 _YES_OR_NO = re.compile(
-    r"(?<!\w)(?:si|sì|sí|oui|ja|yes|sim|tak|да|так|evet|ya|có|はい|예|是|כן|نعم|ano|ναι)\s*(?:o|ou|oder|or|czy|или|або|"
-    r"atau|hay|veya|of|eller|nebo|ή|או|أو|或|か|/)\s*"
+    r"(?<!\w)(?:si|sì|sí|oui|ja|yes|sim|tak|да|так|evet|ya|có|はい|예|是|כן|نعم|ano|ναι|igen|بله|آره)[\"'“”«»„」]?\s*"
+    r"(?:o|ou|oder|or|czy|или|або|atau|hay|veya|of|eller|nebo|ή|או|أو|或|か|vagy|یا|/)\s*"
 )
 
 
