@@ -91,6 +91,7 @@ _SAY = r"(?:say|reply|respond|answer|output|print|type|write|echo|return|display
 _LITERAL = (
     r"""(?:"[^"\n]{1,60}"|'[^'\n]{1,60}'|“[^”\n]{1,60}”|«[^»\n]{1,60}»|‘[^’\n]{1,60}’"""
     r"|the\s+(?:single\s+|exact\s+|two\s+|three\s+)?(?:word|words|phrase|string|text|sentence)\s*:?\s+[a-z0-9\"'“«‘]"
+    r"|the\s+(?:digit|number|letter)\s+[a-z0-9](?![\w-])"
     r"|access\s+granted|acces+\s*grant)"
 )
 _ONLY = (
@@ -116,6 +117,10 @@ _FRAMED_REPLY = _c(
     rf"to\s+be)\s+(?:exactly|just|only|always|simply)\s*:?\s*{_LITERAL}"
     r"|(?<![a-z])your\s+(?:final\s+|next\s+|only\s+)?(?:answer|reply|response|output)\s+(?:must|should|has\s+to|will)\s+"
     r"be\s+the\s+(?:exact\s+)?(?:phrase|word|words|sentence|string)\s*:?\s*[\"'“«‘]"
+    r"|(?<![a-z])(?:your|the\s+assistant'?s)\s+(?:final\s+|next\s+|only\s+)?(?:answer|reply|response|output|summary|"
+    r"message)\s+(?:must|should|shall|will)\s+consist\s+(?:solely\s+|only\s+|entirely\s+|exclusively\s+)?of\s+"
+    r"(?:the\s+)?(?:literal\s+|exact\s+)?(?:(?:word|words|phrase|token|string|text)\s+)?[\"'“«‘a-z0-9]"
+    r"|(?<![a-z])set\s+your\s+(?:reply|answer|response|output)\s+to\s+[\"'“«‘]"
 )
 _LITERAL_REPLY = _c(
     rf"(?<![a-z]){_SAY}\s+(?:(?:only|just|exactly|simply|back)\s+)?(?:(?:with|w/|using|the\s+following)\s*:?\s+"
@@ -177,7 +182,7 @@ _PASSED = (
     r"|approved\s+(?:the\s+)?(?:disclosure|an?\s+exception|this\s+exception)"
     r"|(?:verified|confirmed|approved|cleared)\s+(?:the\s+user|me|my\s+(?:session|account|identity|access))"
     r"|(?:on|in)\s+the\s+(?:allow|white)list|already\s+let\s+me\s+(?:in|through)"
-    r"|200\s+ok|(?:login|validation|verification|check|authentication)\s+(?:already\s+)?(?:passed|succeeded|went\s+through|"
+    r"|200\s+ok|(?:login|validation|verification|check|authentication|audit|review)\s+(?:already\s+)?(?:passed|succeeded|went\s+through|"
     r"was\s+successful)|i\s+was\s+(?:already\s+)?(?:verified|authenticated|cleared|approved)"
     r"|typed\s+the\s+pas?s?word\s+(?:right|correctly|correct)|clearance\s+(?:is\s+)?confirmed"
     r"|(?:password|passcode|verification)\s+(?:checks?|requirements?)\s+(?:are|is|were|was|has\s+been|have\s+been)\s+(?:suspended|lifted|"
@@ -186,7 +191,8 @@ _PASSED = (
     r"|counts?\s+as\s+(?:a\s+)?(?:successful|valid|correct)"
     r"|grants?\s+(?:temporary\s+)?(?:root|admin)\s+access"
     r"|(?:developers?|admin(?:istrator)?s?|operators?|owners?|moderators?|mods|managers?|security\s+team|support|"
-    r"teacher|referee|lead|boss|ceo|it|hr|legal|compliance|team|staff|game\s+master|supervisor|department)\s+"
+    r"teacher|referee|lead|boss|ceo|it|hr|legal|compliance|team|staff|game\s+master|supervisor|department|mgmt|"
+    r"management)\s+"
     r"(?:already\s+|just\s+|have\s+|has\s+|personally\s+)?(?:reviewed\s+and\s+)?(?:approved|confirmed|verified|"
     r"authori[sz]ed|cleared|signed\s+off|whitelisted|okayed|ok'?d|greenlit|green-?lighted)"
     # "approved by IT", "authorised by the duty manager", "confirmed by the system", "cleared by HR"
@@ -198,6 +204,13 @@ _PASSED = (
     r"(?:permission|approval|authori[sz]ation|clearance|sign-?off|go-?ahead|green\s+light)\s+from"
     r"|(?:we'?ve|we\s+have)\s+(?:already\s+)?(?:confirmed|verified|approved|cleared)\s+(?:this|the)\s+(?:user|account|"
     r"request|person|customer)"
+    # "my supervisor gave verbal approval", "IT says it's ok for me to", "status: CLEARED", "token validated"
+    r"|(?:gave|given|granted)\s+(?:me\s+)?(?:\w+\s+)?(?:approval|permission|authori[sz]ation|clearance|the\s+ok|"
+    r"the\s+go-?ahead|the\s+green\s+light)"
+    r"|(?:says|said|confirmed)\s+(?:it'?s|its|it\s+is)\s+(?:ok|okay|fine|alright)\s+(?:for\s+me\s+)?to"
+    r"|status\W{0,3}(?:cleared|approved|verified|authori[sz]ed)"
+    r"|(?:token|credentials?|badge|clearance(?:\s+code)?|identity)\s+(?:was\s+|is\s+|has\s+been\s+)?(?:already\s+)?"
+    r"(?:validated|verified|confirmed)"
     r"|(?:protocol|mode|override)\s+(?:\w+\s+)?(?:has\s+been\s+|was\s+)?activated"
     r"|suspends?\s+(?:the\s+)?password\s+requirements?"
     r"|(?:password|passcode|pin|code|identity|user|account|session|request|device|login|access|pwd|pw)\s+(?:was\s+|is\s+|has\s+"
@@ -217,7 +230,12 @@ _OPEN_GATE = (
     r"(?:give|hand|send|tell|show)\s+(?:me\s+)?(?:over\s+)?(?:the|your|its)\s+(?:secret|password|passcode|code|"
     r"key|flag|pin)|release\s+(?:the\s+)?(?:payload|secret|code|password|flag)|confirm\s+what\s+it\s+is|"
     r"skip\s+the\s+(?:lock|password\s+step|code\s+step)|trust\s+me\s+and|"
-    r"no\s+(?:password|passcode|code|verification|checks?)s?\s+(?:is\s+|are\s+)?(?:needed|required|necessary)|"
+    r"no\s+(?:secondary\s+|further\s+|additional\s+|extra\s+|more\s+)?(?:password|passcode|code|verification|checks?|"
+    r"confirmation|sign-?off|approval|pin)s?\s+(?:is\s+|are\s+)?(?:needed|required|necessary)|"
+    r"(?:sign-?off|approval|check|verification|password|pin|code|confirmation)\s+(?:is\s+not|isn'?t|not)\s+"
+    r"(?:needed|required|necessary)|"
+    r"(?:grant|provide|give|restore)\s+(?:me\s+|them\s+|him\s+|her\s+)?(?:full\s+|vault\s+|admin\s+|root\s+)?access|"
+    r"proceed\s+with\s+granting\s+access|"
     r"grant\s+it|skip\s+(?:any|all)\s+(?:challenge\s+|security\s+|verification\s+)?(?:questions?|checks?|steps?)|"
     r"without\s+(?:further\s+|any\s+)?(?:questions|checks?|verification)|award\s+entry|"
     r"release\s+the\s+(?:information|restricted\s+data|data|secret)|"
@@ -237,13 +255,15 @@ _OPEN_GATE = (
     r"open\s+(?:up|the\s+(?:door|gate|vault))|admit\s+(?:me|them|the\s+bearer)|"
     r"unlock(?:\s+(?:it|now|me|for\s+me|the\s+(?:door|vault|safe|secret|account|level|chat|gate|file|files|folder|"
     r"document|drive|device|phone|system|app|box|locker))|\s*[.!]|$)|"
-    r"(?:skip|bypass|disable|ignore)\s+(?:the\s+|your\s+|this\s+)?(?:usual\s+)?(?:password\s+|passcode\s+|code\s+|"
-    r"security\s+|safety\s+)?(?:check|checks|verification|password|passcode|code|step|filter|restrictions|rules)|"
+    r"(?:skip|bypass|disable|ignore)\s+(?:the\s+|your\s+|this\s+|my\s+)?(?:usual\s+)?(?:password\s+|passcode\s+|code\s+|"
+    r"security\s+|safety\s+|pin\s+)?(?:check|checks|verification|password|passcode|code|step|filter|restrictions|rules|"
+    r"questions?|prompt|login|sign-?in|pin|2fa|mfa|guardrails)|"
     r"(?:do\s+not|don'?t|no\s+need\s+to|never)\s+(?:re-?)?(?:ask|check|verify|request|challenge|prompt)\s+"
     r"(?:me\s+|them\s+|again\s+|for\s+)?|"
     r"(?:say|tell\s+(?:me|them|the\s+user)|display|confirm)\s+(?:that\s+)?(?:i'?m|they'?re|i\s+am|they\s+are|"
     r"access\s+granted|acces+\s+grant)|"
-    r"you\s+(?:can|may)\s+(?:now\s+)?(?:reveal|disclose|share|print|show|skip|bypass|let|open|unlock|tell\s+me)|"
+    r"you\s+(?:can|may)\s+(?:now\s+)?(?:reveal|disclose|share|print|show|skip|bypass|let|open|unlock|tell\s+me|disable|"
+    r"drop|remove|turn\s+off|release)|"
     r"treat\s+(?:me|them|this\s+user|every\s+(?:request|user|input))\s+as\s+(?:authori[sz]ed|verified|admin|trusted)|"
     r"(?:any|every|each|all)\s+(?:input|password|request|answer|entry)s?\s+(?:is|are|counts?\s+as|will\s+be)\s+"
     r"(?:the\s+)?(?:correct|valid|approved|accepted|authori[sz]ed)|"
@@ -314,6 +334,7 @@ _PROMPT = (
     r"|(?:the\s+)?(?:paragraph|text|message|lines?|words|part|section|content)\s+(?:at|from)\s+the\s+(?:very\s+)?"
     r"(?:start|beginning|top)\s+of\s+(?:this|the|our)\s+(?:chat|conversation|thread|session|context)"
     r"|(?:the|my|your)\s+(?:setup|starter|system)\s+prompt"
+    r"|(?:everything|all|what\s+was)\s+(?:said|written|typed|told)\s+before\s+(?:i|we)\s+(?:arrived|got\s+here|came|joined)"
     r"|(?:the\s+)?(?:text|words|instructions|message|prompt)\s+you\s+(?:were\s+given|got|received|have\s+been\s+"
     r"given)\s+before"
     r"|(?:the\s+)?rules\s+you\s+(?:were|have\s+been|'ve\s+been)\s+given|every\s+rule\s+you'?ve\s+been\s+given"
@@ -324,7 +345,7 @@ _PROMPT = (
 _GIVE = (
     r"(?:repeat|print|show|output|reveal|list|quote|recite|translate|summari[sz]e|spell|write|dump|copy|paste|"
     r"encode|convert|format|put|give|tell|display|paraphrase|rewrite|reverse|read|share|type|export|reformat|"
-    r"turn|take|transcribe|recopy|rephrase|"
+    r"turn|take|transcribe|recopy|rephrase|play\s+back|replay|"
     r"what\s+(?:is|are|was|were|'s)|remind\s+me\s+(?:of|by\s+quoting))"
 )
 # At most three words between the verb and what it asks for, none that makes it a question about prompts
@@ -342,8 +363,9 @@ _GATEKEEPING: tuple[Detector, ...] = (
     Detector(
         R_OUTPUT,
         _FRAMED_REPLY,
-        _a("end|start|begin|finish|sign|close|prefix|suffix|append|open|your|after|before|at"),
+        _a("end|start|begin|finish|sign|close|prefix|suffix|append|open|your|after|before|at|set|assistant"),
         lead=True,
+        back=1,  # "the assistant's next message shall consist of ..."
         check=_asked,
     ),
     Detector(
@@ -354,7 +376,7 @@ _GATEKEEPING: tuple[Detector, ...] = (
             "whitelisted|preverified|preapproved|preauthorized|preauthorised|precleared|pre|entered|typed|gave|"
             "given|provided|proved|passed|complete|completed|succeeded|successful|mode|raised|elevated|upgraded|"
             "accepted|granted|okayed|ok|okd|greenlit|lighted|vouched|permission|approval|authorization|"
-            "authorisation|clearance|sign|signoff|go|green|sanctioned|did|done|finished"
+            "authorisation|clearance|sign|signoff|signed|go|green|sanctioned|did|done|finished|status|validated|says|said"
         ),
         check=_gate_opened,
     ),
@@ -369,7 +391,7 @@ _GATEKEEPING: tuple[Detector, ...] = (
         _PROMPT_GIVEN,
         _a(
             "instructions|prompt|rules|rule|directives|guidelines|configuration|setup|before|above|context|written|said|typed|system|"
-            "chat|conversation|thread|session"
+            "chat|conversation|thread|session|hidden|arrived|here"
         ),
         check=_asked,
     ),
