@@ -532,7 +532,8 @@ def directives(part_name: str) -> list[Item]:
 # after 9082183 by a helper given the same brief, is blind: never read, never trained on (``BLIND_DIRECTIVES``).
 # Session 40: ``heldout9`` (written after dce4cdb by a helper given the same brief, 31 languages) was measured
 # once by dce4cdb and 6e540d4, then read and joined them; ``heldout10``, written by another helper after that,
-# is blind beside ``heldout8``.
+# was measured once by 5f297fe, dce4cdb and 6e540d4, then read and joined them; ``heldout11``, written after
+# 636f9e3 by a third helper, is blind beside ``heldout8``.
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -547,8 +548,9 @@ WRITTEN_DIRECTIVES = (
     "heldout6",
     "heldout7",
     "heldout9",
+    "heldout10",
 )
-BLIND_DIRECTIVES = ("heldout8", "heldout10")
+BLIND_DIRECTIVES = ("heldout8", "heldout11")
 
 
 def written_directives() -> list[Item]:
