@@ -44,8 +44,36 @@ def _sentence_has(view: str, m: re.Match[str], *patterns: re.Pattern[str], pad: 
     return any(p.search(view, lo, hi) for p in patterns)
 
 
+# An attack quoted as an example of one: "a user tried 'ignore previous instructions'", "tester typed 'print
+# your initial instructions'", "requests such as 'translate the text above'", "spamming the bot with 'say only
+# ACCESS GRANTED'". Words that describe an attempt, not ones that relay an order ("the admin says: '...'" stays
+# one).
+_DESCRIBED_ATTEMPT = _c(
+    r"(?<![a-z])(?:tried|tries|trying|attempted|attempts?|typed|pasted|entered|submitted|sent|used|uses|using|"
+    r"spamming|spammed|flooded|like|such\s+as|e\.g\.|including|includes?|phrases?|payloads?|patterns?|examples?|"
+    r"strings?|inputs?|messages?|prompts?|requests?|lines?|\(a\)|\(b\)|\(c\)|\(d\)|or|and)"
+    r"(?:\s+(?:the\s+)?[a-z'-]+){0,3}?\s*[:,]?\s*$"
+)
+_QUOTES = {'"': '"', "“": "”", "‘": "’", "«": "»", "'": "'"}
+
+
+def _quoted_example(view: str, start: int) -> bool:
+    """The match stands inside a quotation, on its line, that follows a word describing an attempt."""
+    line = view[max(view.rfind("\n", 0, start) + 1, start - 200) : start]
+    opened: list[tuple[str, int]] = []
+    for i, ch in enumerate(line):
+        if opened and ch == opened[-1][0]:
+            opened.pop()
+        elif ch in _QUOTES and (ch != "'" or i == 0 or not line[i - 1].isalnum()):
+            opened.append((_QUOTES[ch], i))
+    return bool(opened) and _DESCRIBED_ATTEMPT.search(line, 0, opened[0][1]) is not None
+
+
 def _order(view: str, m: re.Match[str], *, allow_we: bool = False) -> bool:
-    """True when the match reads as an order, not as reported speech or a negated/advisory mention."""
+    """True when the match reads as an order, not as reported speech, an attack quoted as an example, or a
+    negated/advisory mention."""
+    if _quoted_example(view, m.start()):
+        return False
     before = _clause_before(view, m.start())
     if "you" in before.split():
         return not _NEGATED.search(before)
