@@ -249,6 +249,8 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("bike padlock combo 7 - 2 - 9, the red one", "7 - 2 - 9"),
         ("Security question for the energy account (first car) — I put Corsa.", "Corsa"),
         ("Security question for the gym app — first pet's name: Captain Fluff", "Captain Fluff"),
+        # "remains" as the link, in other languages
+        ("La chiave del router resta «pane e burro 77» fino a lunedì.", "pane e burro 77"),
         # a combination lock's turns, each number with its direction
         ("Gun cabinet in the basement: right 18, left 4, right 33", "right 18, left 4, right 33"),
         ("Tresor: 12 links, 40 rechts, 7 links - dann Griff drehen", "12 links, 40 rechts, 7 links"),
