@@ -249,6 +249,8 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("bike padlock combo 7 - 2 - 9, the red one", "7 - 2 - 9"),
         ("Security question for the energy account (first car) — I put Corsa.", "Corsa"),
         ("Security question for the gym app — first pet's name: Captain Fluff", "Captain Fluff"),
+        # Dutch shorthand for a password, asked and answered
+        ("vraag: wat is het ww van de gedeelde mailbox?\nantwoord: Kaaskop2022", "Kaaskop2022"),
         # "remains" as the link, in other languages
         ("La chiave del router resta «pane e burro 77» fino a lunedì.", "pane e burro 77"),
         # a combination lock's turns, each number with its direction
