@@ -32,6 +32,7 @@ def _fold_table() -> dict[int, str]:
             if base and base != ch:
                 table[cp] = base.lower()
     table.update((ord(ch), folded) for ch, folded in _CONFUSABLES["fold"].items())
+    table[0x0307] = ""  # the combining dot lower-casing leaves of Turkish "İ" ("ERİŞİM" -> "erisim")
     return table
 
 
