@@ -375,8 +375,8 @@ _GATEKEEPING: tuple[Detector, ...] = (
             "verified|confirmed|validated|approved|authenticated|authorized|authorised|cleared|checked|"
             "whitelisted|preverified|preapproved|preauthorized|preauthorised|precleared|pre|entered|typed|gave|"
             "given|provided|proved|passed|complete|completed|succeeded|successful|mode|raised|elevated|upgraded|"
-            "accepted|granted|okayed|ok|okd|greenlit|lighted|vouched|permission|approval|authorization|"
-            "authorisation|clearance|sign|signoff|signed|go|green|sanctioned|did|done|finished|status|validated|says|said"
+            "accepted|granted|okayed|okd|greenlit|lighted|vouched|permission|approval|authorization|"
+            "authorisation|clearance|signoff|signed|sanctioned|2fa|mfa|otp|sso|status|validated|says|ok|green"
         ),
         check=_gate_opened,
     ),
@@ -391,7 +391,7 @@ _GATEKEEPING: tuple[Detector, ...] = (
         _PROMPT_GIVEN,
         _a(
             "instructions|prompt|rules|rule|directives|guidelines|configuration|setup|before|above|context|written|said|typed|system|"
-            "chat|conversation|thread|session|hidden|arrived|here"
+            "chat|conversation|thread|session|hidden|arrived"
         ),
         check=_asked,
     ),

@@ -83,7 +83,13 @@ def _anchor(text: str, unfolded: Unfolded) -> str:
     # a prefix that stops before a letter the text may write otherwise ("zatwierdzi*" finds "zatwierdził")
     cuts = [_cut(_stem(w.rstrip("*")), unfolded) for w in text.split() if _is_word_anchor(w)]
     best = max(cuts, key=len)
-    return best + "*" if len(best) >= 3 else word.rstrip("*") + "*"
+    if len(best) >= 4:
+        return best + "*"
+    if any(c in unfolded for c in word):  # "has*" of "hasło": the letters before the one written otherwise
+        return best + "*" if len(best) >= 3 else word.rstrip("*") + "*"
+    # a prefix of three letters or fewer is the start of too many words of other languages (Vietnamese "in",
+    # print, anchored every "in", "into", "inspiring" of an English note): the word itself, whole
+    return word.rstrip("*")
 
 
 def _cut(word: str, unfolded: Unfolded) -> str:
