@@ -247,9 +247,25 @@ _TURN_GAP = r"(?:[ \t]*[,;、，/–—-][ \t]*(?:then[ \t]+|dann[ \t]+|puis[ \t
 _DIAL_TURNS = re.compile(rf"(?<![\w]){_TURN_PAIR}(?:{_TURN_GAP}{_TURN_PAIR}){{2,3}}(?![\w])", re.IGNORECASE)
 
 
+_SMALL_NUMBER = re.compile(r"(?<!\d)\d{1,2}(?!\d)")
+
+
 def dial_turns(text: str) -> list[tuple[int, int]]:
-    """Spans of a combination lock's turns (``_DIAL_TURNS``)."""
-    return [m.span() for m in _DIAL_TURNS.finditer(text)]
+    """Spans of a combination lock's turns (``_DIAL_TURNS``), looked for only where three numbers of one or
+    two digits stand within 40 characters of each other (the regex at every position of 100 kB of notes cost
+    16 ms)."""
+    numbers = [m.start() for m in _SMALL_NUMBER.finditer(text)]
+    spans: set[tuple[int, int]] = set()
+    k = 0
+    while k < len(numbers):
+        j = k
+        while j + 1 < len(numbers) and numbers[j + 1] - numbers[j] <= 40:
+            j += 1
+        if j - k >= 2:
+            lo, hi = max(0, numbers[k] - 30), min(len(text), numbers[j] + 30)
+            spans.update(m.span() for m in _DIAL_TURNS.finditer(text, lo, hi))
+        k = j + 1
+    return sorted(spans)
 
 
 def keyed_digits(text: str) -> list[tuple[int, int]]:
