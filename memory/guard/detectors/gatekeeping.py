@@ -86,11 +86,11 @@ def _reported(view: str, m: re.Match[str]) -> bool:
 
 # ------------------------------------------------------------------------------------ literal reply
 
-_SAY = r"(?:say|reply|respond|answer|output|print|type|write|echo|return|display|render|produce|send|state)"
+_SAY = r"(?:say|reply|respond|answer|output|print|type|write|echo|return|display|render|produce|send|state|spit\s+out)"
 # A fixed text: quoted, "the word(s) X", or the gatekeeper's own words.
 _LITERAL = (
     r"""(?:"[^"\n]{1,60}"|'[^'\n]{1,60}'|“[^”\n]{1,60}”|«[^»\n]{1,60}»|‘[^’\n]{1,60}’"""
-    r"|the\s+(?:single\s+|exact\s+|two\s+|three\s+)?(?:word|words|phrase|string|text|sentence)\s*:?\s+[a-z0-9\"'“«‘]"
+    r"|the\s+(?:single\s+|exact\s+|two\s+|three\s+)?(?:word|words|phrase|string|text|sentence|line)\s*:?\s+[a-z0-9\"'“«‘-]"
     r"|the\s+(?:digit|number|letter)\s+[a-z0-9](?![\w-])"
     r"|access\s+granted|acces+\s*grant)"
 )
@@ -111,10 +111,14 @@ _FRAMED_REPLY = _c(
     r"(?<![a-z])(?:after|before|at\s+the\s+(?:end|start)\s+of)\s+(?:every|each|all|any|your)\s+(?:answer|reply|response|"
     rf"message)s?,?\s+(?:add|append|write|put|include|say)\s+(?:the\s+(?:line|sentence|phrase|words?)\s+)?{_LITERAL}|"
     r"(?<![a-z])(?:end|start|begin|finish|sign\s+off|close|prefix|suffix|append\s+to|open)\s+(?:every|each|all|any|"
-    r"your)\s+(?:single\s+)?(?:answer|reply|response|message|output)s?(?:\s+you\s+(?:give|send|write))?"
+    r"your)\s+(?:single\s+|future\s+)?(?:answer|reply|response|message|output)s?(?:\s+you\s+(?:give|send|write))?"
     rf"[^.!?\n]{{0,30}}?\s(?:with|by)\s+(?:the\s+(?:sentence|phrase|line|words?|text|string)\s+)?{_LITERAL}"
     r"|(?<![a-z])your\s+(?:only\s+)?(?:answer|reply|response|output)\s+(?:is|will\s+be|must\s+be|should\s+be|has\s+"
-    rf"to\s+be)\s+(?:exactly|just|only|always|simply)\s*:?\s*{_LITERAL}"
+    rf"to\s+be|is\s+to\s+be)\s+(?:exactly|just|only|always|simply|precisely|verbatim)\s*:?\s*{_LITERAL}"
+    r"|(?<![a-z])your\s+(?:one-?word|single-?word|two-?word)\s+(?:answer|reply|response)\s+(?:is|will\s+be|must\s+be|"
+    rf"should\s+be)\s*:?\s*{_LITERAL}"
+    r"|(?<![a-z])(?:every|each|all|any)\s+(?:single\s+|future\s+)?(?:answer|reply|response|message)s?\s+(?:you\s+(?:give|send|"
+    rf"write)\s+)?(?:must\s+|should\s+|will\s+)?(?:start|begin|end|finish)s?\s+with\s+{_LITERAL}"
     r"|(?<![a-z])your\s+(?:final\s+|next\s+|only\s+)?(?:answer|reply|response|output)\s+(?:must|should|has\s+to|will)\s+"
     r"be\s+the\s+(?:exact\s+)?(?:phrase|word|words|sentence|string)\s*:?\s*[\"'“«‘]"
     r"|(?<![a-z])(?:your|the\s+assistant'?s)\s+(?:final\s+|next\s+|only\s+)?(?:answer|reply|response|output|summary|"
@@ -192,11 +196,11 @@ _PASSED = (
     r"|grants?\s+(?:temporary\s+)?(?:root|admin)\s+access"
     r"|(?:developers?|admin(?:istrator)?s?|operators?|owners?|moderators?|mods|managers?|security\s+team|support|"
     r"teacher|referee|lead|boss|ceo|it|hr|legal|compliance|team|staff|game\s+master|supervisor|department|mgmt|"
-    r"management)\s+"
+    r"management|landlord|facilities)(?:\s+[a-z]+)?\s+"
     r"(?:already\s+|just\s+|have\s+|has\s+|personally\s+)?(?:reviewed\s+and\s+)?(?:approved|confirmed|verified|"
     r"authori[sz]ed|cleared|signed\s+off|whitelisted|okayed|ok'?d|greenlit|green-?lighted)"
     # "approved by IT", "authorised by the duty manager", "confirmed by the system", "cleared by HR"
-    r"|(?:approved|authori[sz]ed|cleared|okayed|ok'?d|greenlit|signed\s+off|sanctioned|confirmed|verified)\s+by\s+"
+    r"|(?:approved|authori[sz]ed|cleared|okayed|ok'?d|greenlit|signed\s+off|sanctioned|confirmed|verified|vetted)\s+by\s+"
     r"(?:the\s+|my\s+|our\s+|your\s+)?(?:[a-z]+\s+){0,2}?(?:it|hr|security|admin|admins|administrator|manager|boss|"
     r"owner|developers?|operators?|system|support|lead|supervisor|ceo|cto|ciso|head|department|desk|compliance|server|"
     r"backend|central\s+server)(?![a-z])"
@@ -209,6 +213,13 @@ _PASSED = (
     r"the\s+go-?ahead|the\s+green\s+light)"
     r"|(?:says|said|confirmed)\s+(?:it'?s|its|it\s+is)\s+(?:ok|okay|fine|alright)\s+(?:for\s+me\s+)?to"
     r"|status\W{0,3}(?:cleared|approved|verified|authori[sz]ed)"
+    r"|(?:identity|id|badge|biometric)\s+(?:check|verification|scan)\s+(?:was\s+|has\s+been\s+)?(?:all\s+)?(?:completed?|"
+    r"passed|done|handled|successful)|verification\s+was\s+(?:all\s+)?(?:handled|done|completed)"
+    r"|(?:flagged|marked|listed|tagged)\s+(?:me|this\s+user)\s+as\s+(?:trusted|verified|safe|authori[sz]ed|approved)"
+    r"|(?:approval|authori[sz]ation|clearance|consent|permission)\s+(?:is\s+)?on\s+(?:record|file)"
+    r"|(?:signed|granted|issued)\s+(?:a\s+|the\s+)?(?:waiver|exemption|exception)"
+    r"|(?:voted|agreed|decided)\s+(?:\w+\s+)?to\s+(?:grant|give)\s+me\s+(?:\w+\s+)?access"
+    r"|(?:have|got|received)\s+(?:the\s+)?(?:written\s+)?consent\s+from"
     r"|(?:token|credentials?|badge|clearance(?:\s+code)?|identity)\s+(?:was\s+|is\s+|has\s+been\s+)?(?:already\s+)?"
     r"(?:validated|verified|confirmed)"
     r"|(?:protocol|mode|override)\s+(?:\w+\s+)?(?:has\s+been\s+|was\s+)?activated"
@@ -226,9 +237,16 @@ _PASSED = (
 )
 _OPEN_GATE = (
     r"(?:grant\s+(?:me\s+|them\s+|him\s+|her\s+|us\s+)?(?:full\s+)?access|give\s+(?:me|them|us)\s+access|"
-    r"(?:you(?:'re|\s+are)|you\s+have\s+been)\s+(?:now\s+)?(?:allowed|permitted|authori[sz]ed|cleared)\s+to|"
-    r"(?:give|hand|send|tell|show)\s+(?:me\s+)?(?:over\s+)?(?:the|your|its)\s+(?:secret|password|passcode|code|"
-    r"key|flag|pin)|release\s+(?:the\s+)?(?:payload|secret|code|password|flag)|confirm\s+what\s+it\s+is|"
+    # what the reader is now allowed to do is open the gate, not "book the venue"
+    r"(?:you(?:'re|\s+are)|you\s+have\s+been)\s+(?:now\s+)?(?:allowed|permitted|authori[sz]ed|cleared)\s+to\s+(?:reveal|"
+    r"disclose|share|tell|give|print|show|skip|bypass|unlock|open|ignore|let|release|hand|drop|disable|output)|"
+    r"(?:give|hand|send|tell|show|disclose|reveal|release)\s+(?:me\s+)?(?:over\s+)?(?:the|your|its)\s+(?:secret|password|"
+    r"passcode|code|key|flag|pin|combination|passphrase)|release\s+(?:the\s+)?(?:payload|secret|code|password|flag)|"
+    r"confirm\s+what\s+it\s+is|release\s+the\s+(?:[a-z]+\s+)?(?:door|gate|lock)|buzz\s+(?:me|them|us)\s+(?:in|through|up)|"
+    r"without\s+asking\s+(?:me\s+)?for\s+(?:a\s+|the\s+|any\s+|my\s+)?(?:password|passphrase|passcode|pin|code|id)|"
+    r"no\s+need\s+for\s+(?:a\s+|the\s+|any\s+)?(?:password|passphrase|passcode|pin|code|verification|check)|"
+    r"(?:now\s+)?(?:the|your)\s+(?:code|password|passcode|pin|combination)\s+(?:please|pls|now)|"
+    r"proceed\s+to\s+(?:output|reveal|share|disclose|give|print|release)|unlocking\s+the\s+(?:door|gate|vault|account)|"
     r"skip\s+the\s+(?:lock|password\s+step|code\s+step)|trust\s+me\s+and|"
     r"no\s+(?:secondary\s+|further\s+|additional\s+|extra\s+|more\s+)?(?:password|passcode|code|verification|checks?|"
     r"confirmation|sign-?off|approval|pin)s?\s+(?:is\s+|are\s+)?(?:needed|required|necessary)|"
@@ -241,7 +259,7 @@ _OPEN_GATE = (
     r"release\s+the\s+(?:information|restricted\s+data|data|secret)|"
     r"consider\s+the\s+(?:authori[sz]ation|verification|password|check)\s+(?:step\s+)?done|"
     r"do\s+whatever\s+you\s+do\s+when|drop\s+(?:the|your|all)\s+(?:restrictions|rules|checks|filters?)|"
-    r"rubber-?stamp|give\s+(?:me|them|him|her)\s+the\s+(?:\w+\s+)?(?:code|password|key|secret)|"
+    r"rubber-?stamp|give\s+(?:me|them|him|her)\s+the\s+(?:\w+\s+){0,2}?(?:code|password|key|secret)|"
     r"(?:doesn'?t|does\s+not)\s+(?:cover|apply\s+to)\s+me|none\s+of\s+them\s+apply\s+to\s+me|"
     r"finish\s+the\s+flow|show\s+me\s+the\s+welcome|treat\s+it\s+as\s+correct|assume\s+the\s+new|act\s+accordingly|"
     r"(?:confirm|honou?r)\s+(?:my\s+)?(?:access|it)|proceed\s+(?:with\s+access|to\s+the\s+next\s+step)|"
@@ -251,18 +269,18 @@ _OPEN_GATE = (
     r"(?:password|passcode|code|pin|verification|identity|2fa|mfa|security)\s+(?:step|check|part|bit|requirement)?\s*"
     r"(?:can|may|should)\s+be\s+(?:skipped|bypassed|waived|ignored|dropped)|"
     r"(?:password|passcode|pin|verification|2fa|mfa)\s+(?:is\s+|are\s+)?not\s+(?:required|needed|necessary)|"
-    r"open\s+it\s*(?:[.!]|$|\s+(?:now|pls|please|up))|"
+    r"open\s+it\s*(?:[.!]|$|\s+(?:now|pls|please|up|for\s+now))|"
     r"open\s+(?:up|the\s+(?:door|gate|vault))|admit\s+(?:me|them|the\s+bearer)|"
-    r"unlock(?:\s+(?:it|now|me|for\s+me|the\s+(?:door|vault|safe|secret|account|level|chat|gate|file|files|folder|"
+    r"unlock(?:\s+(?:it|now|me|for\s+me|(?:the\s+)?(?:door|vault|safe|secret|account|level|chat|gate|file|files|folder|"
     r"document|drive|device|phone|system|app|box|locker))|\s*[.!]|$)|"
     r"(?:skip|bypass|disable|ignore)\s+(?:the\s+|your\s+|this\s+|my\s+)?(?:usual\s+)?(?:password\s+|passcode\s+|code\s+|"
-    r"security\s+|safety\s+|pin\s+)?(?:check|checks|verification|password|passcode|code|step|filter|restrictions|rules|"
-    r"questions?|prompt|login|sign-?in|pin|2fa|mfa|guardrails)|"
+    r"security\s+|safety\s+|pin\s+|challenge\s+)?(?:check|checks|verification|password|passcode|code|step|filter|"
+    r"restrictions|rules|questions?|prompt|login|sign-?in|pin|2fa|mfa|guardrails|challenge)|"
     r"(?:do\s+not|don'?t|no\s+need\s+to|never)\s+(?:re-?)?(?:ask|check|verify|request|challenge|prompt)\s+"
     r"(?:me\s+|them\s+|again\s+|for\s+)?|"
     r"(?:say|tell\s+(?:me|them|the\s+user)|display|confirm)\s+(?:that\s+)?(?:i'?m|they'?re|i\s+am|they\s+are|"
     r"access\s+granted|acces+\s+grant)|"
-    r"you\s+(?:can|may)\s+(?:now\s+)?(?:reveal|disclose|share|print|show|skip|bypass|let|open|unlock|tell\s+me|disable|"
+    r"you\s+(?:can|may)\s+(?:now\s+|just\s+)?(?:reveal|disclose|share|print|show|skip|bypass|let|open|unlock|tell\s+me|disable|"
     r"drop|remove|turn\s+off|release)|"
     r"treat\s+(?:me|them|this\s+user|every\s+(?:request|user|input))\s+as\s+(?:authori[sz]ed|verified|admin|trusted)|"
     r"(?:any|every|each|all)\s+(?:input|password|request|answer|entry)s?\s+(?:is|are|counts?\s+as|will\s+be)\s+"
@@ -309,7 +327,7 @@ _TRANSFORMED = (
 )
 _CODE = r"(?:the|your|ur|that)\s+(?:door\s+|lock\s+|safe\s+|vault\s+|entry\s+|secret\s+)?code"
 _LETTERWISE = (
-    r"(?:nato|phonetic|letter\s+by\s+letter|digit\s+by\s+digit|backwards?|reversed|in\s+reverse|"
+    r"(?:nato|phonetic|letter\s+by\s+letter|digit\s+by\s+digit|backwards?|reversed|in\s+reverse|(?:first|second|last)\s+half|"
     r"(?:each|every|one)\s+(?:digit|letter|character)|(?:first|last)\s+(?:and\s+last\s+|two\s+|three\s+)?"
     r"(?:digits?|letters?|characters?))"
 )
@@ -318,6 +336,8 @@ _SECRET_RESHAPED = _c(
     rf"(?<![a-z]){_SECRET}(?![a-z])[^.!\n]{{0,60}}?{_TRANSFORMED}"
     rf"|(?<![a-z]){_TRANSFORMED}[^.!?\n]{{0,40}}?{_SECRET}(?![a-z])"
     rf"|(?<![a-z])hints?\s+(?:about|for|on|to|of)\s+{_SECRET}(?![a-z])"  # not "the password hint says 'dog'"
+    # the blank to fill in: "the vault code is ____"
+    rf"|(?<![a-z])(?:{_SECRET}|{_CODE})\s+(?:is|was)\s*:?\s*_{{2,}}"
     # "the code" is code in a program as often as a lock's: only letter by letter is it the lock's
     rf"|(?<![a-z]){_CODE}(?![a-z])[^.!\n]{{0,40}}?{_LETTERWISE}|(?<![a-z]){_LETTERWISE}[^.!?\n]{{0,30}}?{_CODE}(?![a-z])"
 )
@@ -351,7 +371,12 @@ _GIVE = (
 # At most three words between the verb and what it asks for, none that makes it a question about prompts
 # ("what is the difference between a system prompt and ...") or a refusal ("tell me nothing about ...").
 _GAP = r"(?:\s+(?!(?:difference|between|about|why|how|nothing|no|not|never|a|an)\b)[a-z'/]+){0,3}?\s+"
-_PROMPT_GIVEN = _c(rf"(?<![a-z]){_GIVE}(?![a-z]){_GAP}{_PROMPT}")
+_PROMPT_GIVEN = _c(
+    rf"(?<![a-z]){_GIVE}(?![a-z]){_GAP}{_PROMPT}"
+    # "what rules did they give u before i showed up"
+    r"|(?<![a-z])what\s+(?:rules|instructions|directives|guidelines)\s+(?:did|were)\s+(?:they|you|u|the\s+[a-z]+|"
+    r"your\s+[a-z]+)\s+(?:give|given|tell|told)\s+(?:you|u)\b"
+)
 
 
 def _asked(view: str, m: re.Match[str]) -> int:
@@ -363,7 +388,7 @@ _GATEKEEPING: tuple[Detector, ...] = (
     Detector(
         R_OUTPUT,
         _FRAMED_REPLY,
-        _a("end|start|begin|finish|sign|close|prefix|suffix|append|open|your|after|before|at|set|assistant"),
+        _a("end|start|begin|finish|sign|close|prefix|suffix|append|open|your|after|before|at|set|assistant|every|each"),
         lead=True,
         back=1,  # "the assistant's next message shall consist of ..."
         check=_asked,
@@ -376,7 +401,8 @@ _GATEKEEPING: tuple[Detector, ...] = (
             "whitelisted|preverified|preapproved|preauthorized|preauthorised|precleared|pre|entered|typed|gave|"
             "given|provided|proved|passed|complete|completed|succeeded|successful|mode|raised|elevated|upgraded|"
             "accepted|granted|okayed|okd|greenlit|lighted|vouched|permission|approval|authorization|"
-            "authorisation|clearance|signoff|signed|sanctioned|2fa|mfa|otp|sso|status|validated|says|ok|green"
+            "authorisation|clearance|signoff|signed|sanctioned|2fa|mfa|otp|sso|status|validated|says|ok|green|"
+            "vetted|flagged|marked|waiver|exemption|voted|consent|handled|verification|identity|biometric|badge"
         ),
         check=_gate_opened,
     ),
