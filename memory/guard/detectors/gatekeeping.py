@@ -388,7 +388,9 @@ _GATEKEEPING: tuple[Detector, ...] = (
     Detector(
         R_OUTPUT,
         _FRAMED_REPLY,
-        _a("end|start|begin|finish|sign|close|prefix|suffix|append|open|your|after|before|at|set|assistant|every|each"),
+        _a(
+            "end|start|begin|finish|sign|close|prefix|suffix|append|open|your|after|before|at|set|assistant|every|each"
+        ),
         lead=True,
         back=1,  # "the assistant's next message shall consist of ..."
         check=_asked,
