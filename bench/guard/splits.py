@@ -533,7 +533,8 @@ def directives(part_name: str) -> list[Item]:
 # Session 40: ``heldout9`` (written after dce4cdb by a helper given the same brief, 31 languages) was measured
 # once by dce4cdb and 6e540d4, then read and joined them; ``heldout10``, written by another helper after that,
 # was measured once by 5f297fe, dce4cdb and 6e540d4, then read and joined them; ``heldout11``, written after
-# 636f9e3 by a third helper, is blind beside ``heldout8``.
+# 636f9e3 by a third helper, was measured once by 04fb561 (and the two before), then read and joined them;
+# ``heldout12``, written after bc4eb05 by a fourth, is blind beside ``heldout8``.
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -549,8 +550,9 @@ WRITTEN_DIRECTIVES = (
     "heldout7",
     "heldout9",
     "heldout10",
+    "heldout11",
 )
-BLIND_DIRECTIVES = ("heldout8", "heldout11")
+BLIND_DIRECTIVES = ("heldout8", "heldout12")
 
 
 def written_directives() -> list[Item]:
