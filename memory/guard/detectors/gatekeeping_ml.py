@@ -74,14 +74,69 @@ def _alternation(phrases: list[str], unfolded: Unfolded) -> str:
     return "(?:" + "|".join(_phrase(p, unfolded) for p in sorted(phrases, key=len, reverse=True)) + ")"
 
 
+# Short words of other languages' phrases that English writes all the time: never an anchor where the phrase
+# has another word (Vietnamese "in", print; Indonesian "on"; Swedish "to"), or every English note runs the regex.
+_ENGLISH_FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "do",
+        "for",
+        "go",
+        "he",
+        "her",
+        "his",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "me",
+        "my",
+        "no",
+        "not",
+        "now",
+        "of",
+        "on",
+        "or",
+        "our",
+        "out",
+        "she",
+        "so",
+        "the",
+        "to",
+        "too",
+        "up",
+        "us",
+        "was",
+        "we",
+        "who",
+        "you",
+    ]
+)
+
+
 def _anchor(text: str, unfolded: Unfolded) -> str:
     """Where the scan looks for a phrase: its longest word as a prefix ("sandi*" finds "sandinya"), or the
     longest part in a script without spaces between words."""
-    word = max(text.split(), key=lambda w: len(w.rstrip("*")))
+    # the longest word, an English function word last ("in ra", print out, is anchored on "ra", not on every "in")
+    word = max(text.split(), key=lambda w: (w.rstrip("*") not in _ENGLISH_FUNCTION_WORDS, len(w.rstrip("*"))))
     if not _is_word_anchor(word):  # Hebrew, Arabic, CJK ...: a substring, as written
         return word.rstrip("*")
     # a prefix that stops before a letter the text may write otherwise ("zatwierdzi*" finds "zatwierdził")
-    cuts = [_cut(_stem(w.rstrip("*")), unfolded) for w in text.split() if _is_word_anchor(w)]
+    cuts = [
+        _cut(_stem(w.rstrip("*")), unfolded)
+        for w in text.split()
+        if _is_word_anchor(w) and w.rstrip("*") not in _ENGLISH_FUNCTION_WORDS
+    ] or [_cut(_stem(word.rstrip("*")), unfolded)]
     best = max(cuts, key=len)
     if len(best) >= 4:
         return best + "*"
