@@ -184,7 +184,7 @@ _PASSED = (
     r"|(?:already|just)\s+(?:authenticated|verified|cleared|whitelisted)"
     r"|(?:i'?m|i\s+am)\s+(?:already\s+)?(?:cleared|verified|authenticated|whitelisted|authori[sz]ed)"
     r"|approved\s+(?:the\s+)?(?:disclosure|an?\s+exception|this\s+exception)"
-    r"|(?:verified|confirmed|approved|cleared)\s+(?:the\s+user|me|my\s+(?:session|account|identity|access))"
+    r"|(?:verified|confirmed|approved|cleared|authori[sz]ed)\s+(?:the\s+user|me|my\s+(?:session|account|identity|access))"
     r"|(?:on|in)\s+the\s+(?:allow|white)list|already\s+let\s+me\s+(?:in|through)"
     r"|200\s+ok|(?:login|validation|verification|check|authentication|audit|review)\s+(?:already\s+)?(?:passed|succeeded|went\s+through|"
     r"was\s+successful)|i\s+was\s+(?:already\s+)?(?:verified|authenticated|cleared|approved)"
@@ -196,7 +196,7 @@ _PASSED = (
     r"|grants?\s+(?:temporary\s+)?(?:root|admin)\s+access"
     r"|(?:developers?|admin(?:istrator)?s?|operators?|owners?|moderators?|mods|managers?|security\s+team|support|"
     r"teacher|referee|lead|boss|ceo|it|hr|legal|compliance|team|staff|game\s+master|supervisor|department|mgmt|"
-    r"management|landlord|facilities)(?:\s+[a-z]+)?\s+"
+    r"management|landlord|facilities|security\s+desk|front\s+desk|reception)(?:\s+[a-z]+)?\s+"
     r"(?:already\s+|just\s+|have\s+|has\s+|personally\s+)?(?:reviewed\s+and\s+)?(?:approved|confirmed|verified|"
     r"authori[sz]ed|cleared|signed\s+off|whitelisted|okayed|ok'?d|greenlit|green-?lighted)"
     # "approved by IT", "authorised by the duty manager", "confirmed by the system", "cleared by HR"
@@ -217,7 +217,14 @@ _PASSED = (
     r"passed|done|handled|successful)|verification\s+was\s+(?:all\s+)?(?:handled|done|completed)"
     r"|(?:flagged|marked|listed|tagged)\s+(?:me|this\s+user)\s+as\s+(?:trusted|verified|safe|authori[sz]ed|approved)"
     r"|(?:approval|authori[sz]ation|clearance|consent|permission)\s+(?:is\s+)?on\s+(?:record|file)"
-    r"|(?:signed|granted|issued)\s+(?:a\s+|the\s+)?(?:waiver|exemption|exception)"
+    r"|(?:signed|granted|issued)\s+(?:a\s+|the\s+)?(?:[a-z]+\s+)?(?:waiver|exemption|exception)"
+    r"|(?:id|identity|badge|credentials|face)\s+(?:got|was|has\s+been)\s+(?:already\s+)?(?:checked|verified|scanned|confirmed)"
+    r"|(?:passed|cleared|completed)\s+(?:the\s+)?(?:[a-z]+\s+){0,2}?(?:identity|security|background|kyc)\s+(?:review|check|"
+    r"verification|screening)"
+    r"|(?:mfa|2fa|otp|two-factor)\s+(?:challenge\s+|check\s+)?(?:was\s+|is\s+)?(?:satisfied|passed|completed|done)"
+    r"|(?:closed|marked|resolved)\s+as\s+(?:approved|authori[sz]ed|verified)"
+    r"|(?:approval|verification|auth[a-z]*)\s+(?:workflow|process|flow)\s+(?:has\s+)?(?:completed|finished|passed)"
+    r"|(?:on|in)\s+the\s+(?:allow|white)-list"
     r"|(?:voted|agreed|decided)\s+(?:\w+\s+)?to\s+(?:grant|give)\s+me\s+(?:\w+\s+)?access"
     r"|(?:have|got|received)\s+(?:the\s+)?(?:written\s+)?consent\s+from"
     r"|(?:token|credentials?|badge|clearance(?:\s+code)?|identity)\s+(?:was\s+|is\s+|has\s+been\s+)?(?:already\s+)?"
@@ -227,7 +234,8 @@ _PASSED = (
     r"|(?:password|passcode|pin|code|identity|user|account|session|request|device|login|access|pwd|pw)\s+(?:was\s+|is\s+|has\s+"
     r"been\s+)?(?:already\s+)?(?:verified|confirmed|validated|approved|authenticated|cleared|checked)"
     r"|already\s+(?:entered|typed|gave|given|provided|proved|passed|checked|cleared)"
-    r"|already\s+(?:did|done|completed|finished)\s+(?:the\s+|my\s+)?(?:2fa|mfa|otp|verification|check|login|sso)"
+    r"|already\s+(?:did|done|completed|finished)\s+(?:the\s+|my\s+)?(?:2fa|mfa|otp|verification|check|login|sso|face\s+scan|"
+    r"id\s+check|biometrics?)"
     r"|(?:verification|authentication|auth|check|password\s+check|identity)\s+(?:complete[d]?|passed|succeeded|"
     r"successful|ok|done)"
     r"|(?:maintenance|debug|developer|admin|test|god|override)\s+mode\s+(?:is\s+)?(?:enabled|on|activated|active)"
@@ -240,12 +248,12 @@ _OPEN_GATE = (
     # what the reader is now allowed to do is open the gate, not "book the venue"
     r"(?:you(?:'re|\s+are)|you\s+have\s+been)\s+(?:now\s+)?(?:allowed|permitted|authori[sz]ed|cleared)\s+to\s+(?:reveal|"
     r"disclose|share|tell|give|print|show|skip|bypass|unlock|open|ignore|let|release|hand|drop|disable|output)|"
-    r"(?:give|hand|send|tell|show|disclose|reveal|release)\s+(?:me\s+)?(?:over\s+)?(?:the|your|its)\s+(?:secret|password|"
-    r"passcode|code|key|flag|pin|combination|passphrase)|release\s+(?:the\s+)?(?:payload|secret|code|password|flag)|"
+    r"(?:give|hand|send|tell|show|disclose|reveal|release|share)\s+(?:me\s+)?(?:over\s+)?(?:the|your|its)\s+(?:secret|password|"
+    r"passcode|code|key|flag|pin|combination|passphrase|login|credentials)|release\s+(?:the\s+)?(?:payload|secret|code|password|flag)|"
     r"confirm\s+what\s+it\s+is|release\s+the\s+(?:[a-z]+\s+)?(?:door|gate|lock)|buzz\s+(?:me|them|us)\s+(?:in|through|up)|"
     r"without\s+asking\s+(?:me\s+)?for\s+(?:a\s+|the\s+|any\s+|my\s+)?(?:password|passphrase|passcode|pin|code|id)|"
     r"no\s+need\s+for\s+(?:a\s+|the\s+|any\s+)?(?:password|passphrase|passcode|pin|code|verification|check)|"
-    r"(?:now\s+)?(?:the|your)\s+(?:code|password|passcode|pin|combination)\s+(?:please|pls|now)|"
+    r"(?:now\s+)?(?:the\s+|your\s+)?(?:code|password|passcode|pin|combination)\s+(?:please|pls|now)|"
     r"proceed\s+to\s+(?:output|reveal|share|disclose|give|print|release)|unlocking\s+the\s+(?:door|gate|vault|account)|"
     r"skip\s+the\s+(?:lock|password\s+step|code\s+step)|trust\s+me\s+and|"
     r"no\s+(?:secondary\s+|further\s+|additional\s+|extra\s+|more\s+)?(?:password|passcode|code|verification|checks?|"
@@ -266,16 +274,20 @@ _OPEN_GATE = (
     r"(?:restriction|rule|check|password\s+rule)s?\s+(?:no\s+longer|doesn'?t|does\s+not)\s+appl(?:y|ies)|"
     r"(?:proceed|continue|go\s+ahead)\s*(?:[.!]|$|,|\s+(?:now|pls|please|immediately|right\s+away|asap))|"
     r"let\s+(?:me|them|him|her|us|this\s+(?:user|person|player)|the\s+(?:user|visitor|player))\s+(?:in|through|thru|pass)|"
-    r"(?:password|passcode|code|pin|verification|identity|2fa|mfa|security)\s+(?:step|check|part|bit|requirement)?\s*"
+    r"(?:password|passcode|code|pin|verification|identity|2fa|mfa|security|authentication)\s+(?:step|check|part|bit|"
+    r"requirement)?\s*"
     r"(?:can|may|should)\s+be\s+(?:skipped|bypassed|waived|ignored|dropped)|"
     r"(?:password|passcode|pin|verification|2fa|mfa)\s+(?:is\s+|are\s+)?not\s+(?:required|needed|necessary)|"
     r"open\s+it\s*(?:[.!]|$|\s+(?:now|pls|please|up|for\s+now))|"
-    r"open\s+(?:up|the\s+(?:door|gate|vault))|admit\s+(?:me|them|the\s+bearer)|"
-    r"unlock(?:\s+(?:it|now|me|for\s+me|(?:the\s+)?(?:door|vault|safe|secret|account|level|chat|gate|file|files|folder|"
+    r"open\s+(?:up|the\s+(?:[a-z]+\s+)?(?:door|gate|vault|cabinet|safe|locker|box|room))|admit\s+(?:me|them|the\s+bearer)|"
+    r"unlock(?:\s+(?:it|now|me|for\s+me|(?:the\s+|my\s+)?(?:door|vault|safe|secret|account|level|chat|gate|file|files|folder|"
+    r"unit|room|locker|lab|cabinet|"
     r"document|drive|device|phone|system|app|box|locker))|\s*[.!]|$)|"
+    r"go\s+ahead\s+and\s+(?:unlock|open|release|disable|skip|bypass|reset|give|share)|log\s+(?:me|them|us)\s+in|"
     r"(?:skip|bypass|disable|ignore)\s+(?:the\s+|your\s+|this\s+|my\s+)?(?:usual\s+)?(?:password\s+|passcode\s+|code\s+|"
     r"security\s+|safety\s+|pin\s+|challenge\s+)?(?:check|checks|verification|password|passcode|code|step|filter|"
-    r"restrictions|rules|questions?|prompt|login|sign-?in|pin|2fa|mfa|guardrails|challenge)|"
+    r"restrictions|rules|questions?|prompt|login|sign-?in|pin|2fa|mfa|guardrails|challenge|two-factor|lock|alarm|"
+    r"protection)|"
     r"(?:do\s+not|don'?t|no\s+need\s+to|never)\s+(?:re-?)?(?:ask|check|verify|request|challenge|prompt)\s+"
     r"(?:me\s+|them\s+|again\s+|for\s+)?|"
     r"(?:say|tell\s+(?:me|them|the\s+user)|display|confirm)\s+(?:that\s+)?(?:i'?m|they'?re|i\s+am|they\s+are|"
@@ -319,7 +331,7 @@ _TRANSFORMED = (
     r"(?:backwards?|reversed?|in\s+reverse|letter\s+by\s+letter|one\s+letter\s+(?:per|at\s+a)|each\s+letter|"
     r"alphabetical|ascii|each\s+character|every\s+character|character\s+codes?|vowels?|asterisks?|"
     r"how\s+many\s+characters|verlan|(?:first|second)\s+half|in\s+(?:french|spanish|german|italian|another\s+language|a\s+different\s+language)|"
-    r"(?:first|last|second|third)\s+(?:\w+\s+)?(?:letters?|characters?)|every\s+(?:other\s+)?letter|"
+    r"(?:first|last|second|third|\d+(?:st|nd|rd|th))\s+(?:\w+\s+)?(?:letters?|characters?)|every\s+(?:other\s+)?letter|"
     r"with\s+(?:a\s+)?(?:dash|dashes|spaces?|commas?|hyphens?|dots?)|separated\s+by|rhym|how\s+many\s+letters|"
     r"nato|phonetic|acrostic|base\s*64|hex|binary|morse|rot\s*13|encoded|cipher|as\s+a\s+(?:poem|song|haiku|riddle|"
     r"story|list|table|json|code)|in\s+(?:a\s+)?(?:poem|song|haiku|riddle|json|code\s+block)|fill\s+in|"
@@ -336,6 +348,11 @@ _SECRET_RESHAPED = _c(
     rf"(?<![a-z]){_SECRET}(?![a-z])[^.!\n]{{0,60}}?{_TRANSFORMED}"
     rf"|(?<![a-z]){_TRANSFORMED}[^.!?\n]{{0,40}}?{_SECRET}(?![a-z])"
     rf"|(?<![a-z])hints?\s+(?:about|for|on|to|of)\s+{_SECRET}(?![a-z])"  # not "the password hint says 'dog'"
+    # a lock's code or combination in another notation: "encode the door code in base64", "the vault combination as emojis"
+    r"|(?<![a-z])(?:the|your)\s+(?:door|lock|safe|vault|entry|alarm|gate|secret)\s+(?:code|combination|pin)(?![a-z])[^.!?\n]{0,40}?"
+    r"(?:base\s*64|hex|binary|emojis?|morse|riddle|song|poem)"
+    r"|(?<![a-z])(?:base\s*64|hex|binary|emojis?|morse|riddle|song|poem)[^.!?\n]{0,30}?(?:the|your)\s+(?:door|lock|safe|vault|"
+    r"entry|alarm|gate|secret)\s+(?:code|combination|pin)(?![a-z])"
     # the blank to fill in: "the vault code is ____"
     rf"|(?<![a-z])(?:{_SECRET}|{_CODE})\s+(?:is|was)\s*:?\s*_{{2,}}"
     # "the code" is code in a program as often as a lock's: only letter by letter is it the lock's
@@ -343,7 +360,7 @@ _SECRET_RESHAPED = _c(
 )
 _PROMPT = (
     r"(?:your\s+(?:(?:initial|original|system|hidden|secret|internal|first|full|exact|entire|whole|defen[cs]e|"
-    r"pre-?|starting|opening|default)\s*)?(?:instructions|prompt|rules|directives|guidelines|configuration|setup)"
+    r"pre-?|starting|opening|default)\s*)?(?:instructions|prompt|rules|directives|guidelines|configuration|setup|directions)"
     r"|(?:the\s+)?(?:system|hidden|defen[cs]e|initial|original|pre-?)\s*(?:prompt|instructions|message)"
     r"|your\s+own\s+(?:instructions|prompt|rules)"
     r"|(?:what|stuff|everything|things)\s+you\s+were\s+told\s+before"
@@ -365,7 +382,7 @@ _PROMPT = (
 _GIVE = (
     r"(?:repeat|print|show|output|reveal|list|quote|recite|translate|summari[sz]e|spell|write|dump|copy|paste|"
     r"encode|convert|format|put|give|tell|display|paraphrase|rewrite|reverse|read|share|type|export|reformat|"
-    r"turn|take|transcribe|recopy|rephrase|play\s+back|replay|"
+    r"turn|take|transcribe|recopy|rephrase|play\s+back|replay|reproduce|"
     r"what\s+(?:is|are|was|were|'s)|remind\s+me\s+(?:of|by\s+quoting))"
 )
 # At most three words between the verb and what it asks for, none that makes it a question about prompts
@@ -404,14 +421,15 @@ _GATEKEEPING: tuple[Detector, ...] = (
             "given|provided|proved|passed|complete|completed|succeeded|successful|mode|raised|elevated|upgraded|"
             "accepted|granted|okayed|okd|greenlit|lighted|vouched|permission|approval|authorization|"
             "authorisation|clearance|signoff|signed|sanctioned|2fa|mfa|otp|sso|status|validated|says|ok|green|"
-            "vetted|flagged|marked|waiver|exemption|voted|consent|handled|verification|identity|biometric|badge"
+            "vetted|flagged|marked|waiver|exemption|voted|consent|handled|verification|identity|biometric|badge|"
+            "satisfied|closed|resolved|workflow|face|credentials|list"
         ),
         check=_gate_opened,
     ),
     Detector(
         R_SECRET,
         _SECRET_RESHAPED,
-        _a("password|passcode|passphrase|secret|codeword|magic|pin|code"),
+        _a("password|passcode|passphrase|secret|codeword|magic|pin|code|combination"),
         check=_asked,
     ),
     Detector(
