@@ -51,7 +51,7 @@ def _sentence_has(view: str, m: re.Match[str], *patterns: re.Pattern[str], pad: 
 _DESCRIBED_ATTEMPT = _c(
     r"(?<![a-z])(?:tried|tries|trying|attempted|attempts?|typed|pasted|entered|submitted|sent|used|uses|using|"
     r"spamming|spammed|flooded|like|such\s+as|e\.g\.|including|includes?|phrases?|payloads?|patterns?|examples?|"
-    r"strings?|inputs?|messages?|prompts?|requests?|lines?|\(a\)|\(b\)|\(c\)|\(d\)|or|and)"
+    r"strings?|inputs?|messages?|prompts?|requests?|lines?|\(a\)|\(b\)|\(c\)|\(d\))"
     r"(?:\s+(?:the\s+)?[a-z'-]+){0,3}?\s*[:,]?\s*$"
 )
 _QUOTES = {'"': '"', "“": "”", "‘": "’", "«": "»", "'": "'"}
