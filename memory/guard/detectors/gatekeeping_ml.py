@@ -125,8 +125,10 @@ _ENGLISH_FUNCTION_WORDS = frozenset(
 
 
 def _anchor(text: str, unfolded: Unfolded) -> str:
-    """Where the scan looks for a phrase: its longest word as a prefix ("sandi*" finds "sandinya"), or the
-    longest part in a script without spaces between words."""
+    """Where the scan looks for a phrase: its longest word that is no English function word, by its stem as a
+    prefix when that has four letters or more ("sandi*" finds "sandinya", "entsper*" finds "entsperr") or stops
+    before a letter written otherwise ("has*" of "hasło"), else the word whole; or the longest part in a script
+    without spaces between words."""
     # the longest word, an English function word last ("in ra", print out, is anchored on "ra", not on every "in")
     word = max(text.split(), key=lambda w: (w.rstrip("*") not in _ENGLISH_FUNCTION_WORDS, len(w.rstrip("*"))))
     if not _is_word_anchor(word):  # Hebrew, Arabic, CJK ...: a substring, as written
