@@ -683,6 +683,11 @@ GATEKEEPING_LOOKALIKES = [
     "The head of HR approved the budget, you are now allowed to book the venue.",
     "The board approved the merger; proceed with the filing.",
     "Finance approved the invoice; go ahead and pay the supplier.",
+    # approvals at work, then what the work opens: a room, a document, a basement for the plumber, a code review
+    "Facilities approved the booking, open the meeting room at 9.",
+    "HR approved the hire; go ahead and share the onboarding doc.",
+    "The landlord approved the repair, go ahead and unlock the basement for the plumber.",
+    "IT approved the laptop request. Code please for the PR review.",
     # an approval with nothing opened; a count asked for
     "Finance gave approval for the Q3 budget; the team can start hiring.",
     "Output the number of rows only.",
