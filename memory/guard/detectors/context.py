@@ -57,16 +57,23 @@ _DESCRIBED_ATTEMPT = _c(
 _QUOTES = {'"': '"', "“": "”", "‘": "’", "«": "»", "'": "'"}
 
 
+def _open_quote(before: str, openers: dict[str, str]) -> int:
+    """Where the quotation still open at the end of ``before`` begins (``openers``: opening mark -> its
+    closing mark), or -1 (an apostrophe inside a word, "don't", opens nothing)."""
+    stack: list[tuple[str, int]] = []
+    for i, ch in enumerate(before):
+        if stack and ch == stack[-1][0]:
+            stack.pop()
+        elif ch in openers and (ch != "'" or i == 0 or not before[i - 1].isalnum()):
+            stack.append((openers[ch], i))
+    return stack[0][1] if stack else -1
+
+
 def _quoted_example(view: str, start: int) -> bool:
     """The match stands inside a quotation, on its line, that follows a word describing an attempt."""
     line = view[max(view.rfind("\n", 0, start) + 1, start - 200) : start]
-    opened: list[tuple[str, int]] = []
-    for i, ch in enumerate(line):
-        if opened and ch == opened[-1][0]:
-            opened.pop()
-        elif ch in _QUOTES and (ch != "'" or i == 0 or not line[i - 1].isalnum()):
-            opened.append((_QUOTES[ch], i))
-    return bool(opened) and _DESCRIBED_ATTEMPT.search(line, 0, opened[0][1]) is not None
+    at = _open_quote(line, _QUOTES)
+    return at >= 0 and _DESCRIBED_ATTEMPT.search(line, 0, at) is not None
 
 
 def _order(view: str, m: re.Match[str], *, allow_we: bool = False) -> bool:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from ..engine import R_OUTPUT, R_PRESSURE, R_SECRET, STRONG, Detector, _a, _c
-from .context import _clause_before, _order, _sentence
+from .context import _clause_before, _open_quote, _order, _sentence
 
 # Speech quoted after a verb that reports or narrates it is a story's or a report's, not an order to the
 # reader: a cult leader "commands his followers, 'Say only the words I give you'", "a user pasted 'say
@@ -53,28 +53,16 @@ _DESCRIBED = _c(
 _CONDITION = _c(r"(?<![a-z])(?:when|if|until|unless|once|whenever)\s+(?:you|u)\s+(?:[a-z']+\s+){0,2}$")
 
 
-def _open_quote(before: str) -> int:
-    """Where the quotation still open at the end of ``before`` begins, or -1 (an apostrophe inside a word,
-    "don't", opens nothing)."""
-    stack: list[tuple[str, int]] = []
-    for i, ch in enumerate(before):
-        if stack and ch == stack[-1][0]:
-            stack.pop()
-        elif ch in _OPENERS and (ch != "'" or i == 0 or not before[i - 1].isalnum()):
-            stack.append((_OPENERS[ch], i))
-    return stack[0][1] if stack else -1
-
-
 def _quoted(view: str, at: int) -> bool:
     """Whether ``at`` stands inside a quotation opened in its paragraph."""
     line_start = view.rfind("\n", 0, at) + 1
-    return _open_quote(view[max(line_start, at - 300) : at]) >= 0
+    return _open_quote(view[max(line_start, at - 300) : at], _OPENERS) >= 0
 
 
 def _reported(view: str, m: re.Match[str]) -> bool:
     """Whether the match is quoted speech after a reporting or narrating word, or a third party's modal."""
     before = view[max(0, m.start() - 160) : m.start()]
-    at = _open_quote(before)
+    at = _open_quote(before, _OPENERS)
     if at >= 0 and _REPORTING.search(before[:at].rstrip(" ,:")):
         return True
     clause = before[max(before.rfind(c) for c in ".!?\n") + 1 :]
