@@ -479,10 +479,18 @@ PROSE_SETS = (
         "heldout34",
         "session 40: the whole range in 28 languages, ordinary notes of every kind, written by an eighteenth helper that never read the rules, after 5f297fe; never read: **blind**",
     ),
+    (
+        "heldout35",
+        "session 41: the whole range, about 40% in 30 other languages, written by a nineteenth helper that never read the rules, after 07f5613; measured once by it, never read: **blind**",
+    ),
+    (
+        "heldout36",
+        "session 41: the hard cases (values that read as words or names, no credential word, codes and versions beside credential words), by a twentieth helper after 07f5613; measured once by it, then read",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout34",)
+BLIND_PROSE = ("heldout34", "heldout35")
 
 
 def credential_notes() -> list[Item]:
@@ -536,6 +544,10 @@ def directives(part_name: str) -> list[Item]:
 # 636f9e3 by a third helper, was measured once by 04fb561 (and the two before), then read and joined them;
 # ``heldout12``, written after bc4eb05 by a fourth, was measured once by 0d6e4e3 (as shipped then), then read
 # and joined them; ``heldout13``, written after 0d6e4e3 by a fifth, is blind beside ``heldout8``.
+# Session 41: ``train8`` (70% in 30 other languages), ``train9`` (English in unusual registers: inside e-mails,
+# chat logs and games, without the usual keywords) and ``train10`` (two thirds false authorisation) were written
+# after 07f5613 by helpers given the same brief with those weights, measured once by 07f5613, then read and
+# joined them; ``heldout14``, written with the plain brief at the same time, is blind beside the other two.
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -553,8 +565,11 @@ WRITTEN_DIRECTIVES = (
     "heldout10",
     "heldout11",
     "heldout12",
+    "train8",
+    "train9",
+    "train10",
 )
-BLIND_DIRECTIVES = ("heldout8", "heldout13")
+BLIND_DIRECTIVES = ("heldout8", "heldout13", "heldout14")
 
 
 def written_directives() -> list[Item]:

@@ -60,6 +60,8 @@ from .lexicon import (
     _stopwords,
     _tokens,
     _trim,
+    foreign_stopwords,
+    link_languages,
     not_passwords,
     phrasal,
 )
@@ -142,7 +144,7 @@ def plausible(value: str) -> bool:
         return False  # a word of another script, unless letters run into digits ("Соняшник2025")
     if is_placeholder(value) or _CODE.search(value) or NETWORK_NAME.fullmatch(value):
         return False
-    if value.lower() in not_passwords("brands"):  # "FRITZ!Box", "Disney+"
+    if value.lower() in not_passwords("brands") or _KEY_COMBO.search(value):  # "FRITZ!Box", "Ctrl+Alt+Del"
         return False
     if _PLACEHOLDER.match(value) and not re.search(r"[A-Za-z]\d|\d[A-Za-z]", value):
         return False
@@ -220,13 +222,16 @@ _POINTERS = frozenset({"in", "on", "at", "under", "from", "with", "by", "see", "
                        "maximum"})  # fmt: skip
 
 
-def _passphrase(text: str, start: int, end: int, phrasal: bool = False) -> tuple[int, int] | None:
+def _passphrase(
+    text: str, start: int, end: int, phrasal: bool = False, stops: frozenset[str] | None = None
+) -> tuple[int, int] | None:
     """Three to six ordinary lower-case words, to the end of the clause or to a comma, a closing quote, a
     dash or an aside ("the password is marmalade sunset river — she wants it reset"); the first never a
     pointer or advice ("in the drawer", "use four random words"). None of them a word of talk about
     passwords (``_stopwords``), except after a phrase's own word and a colon, which name a phrase: there a
     third may be, and up to eight words ("my dog eats purple socks", "moose tracks at dawn"; 24 for a
-    wallet's seed); "a long passphrase is easier to remember" is talk."""
+    wallet's seed); "a long passphrase is easier to remember" is talk. ``stops``: another language's
+    stopwords (``lexicon.foreign_stopwords``), where none may be ("la password è salvata nel gestore")."""
     dash = _PHRASE_DASH.search(text, start, end)
     end = dash.start() if dash else end
     words: list[re.Match[str]] = []
@@ -242,16 +247,17 @@ def _passphrase(text: str, start: int, end: int, phrasal: bool = False) -> tuple
     most = 24 if seed else 8 if named else 6
     if not 3 <= len(words) <= most or words[0].group().lower() in _POINTERS:
         return None  # "use four random words": advice, not a phrase
-    stops = 0
+    stopped = 0
     for i, w in enumerate(words):
         word = w.group().rstrip(_CLOSE)
-        caseless = word == word.lower() == word.upper()  # CJK: "湖 锋 扑 壮"
-        proper = (i == 0 or named) and word[1:].islower()  # "Lighthouse keeper ...", "... jede do Brna"
+        caseless = stops is None and word == word.lower() == word.upper()  # CJK: "湖 锋 扑 壮"
+        # "Lighthouse keeper ...", "... jede do Brna"; German writes its nouns so: "blaue Katze tanzt"
+        proper = (i == 0 or named or (stops is not None and "der" in stops)) and word[1:].islower()
         if not (word.isalpha() and (word.islower() or caseless or proper)):
             return None  # the first word may open a sentence: "Lighthouse keeper sings at dawn"
         word = word.lower()
-        stops += word in _stopwords()
-    if stops and not (named and 3 * stops <= len(words)):
+        stopped += word in (_stopwords() if stops is None else stops)
+    if stopped and not (named and stops is None and 3 * stopped <= len(words)):
         return None
     last = words[-1]
     return start + words[0].start(), start + last.start() + len(last.group().rstrip(_CLOSE))
@@ -270,6 +276,7 @@ def _after_word(
     links: frozenset[str],
     qualifiers: frozenset[str],
     phrasal: bool = False,
+    word: str = "",
 ) -> tuple[int, int] | None:
     end = _clause_end(text, word_end)
     tokens = _tokens(text, word_end, end + 1 if end < len(text) else end, _MAX_GAP_TOKENS + 4)
@@ -316,8 +323,9 @@ def _after_word(
         if token.endswith(":") and (i == 0 or token[:-1].lower() not in _stopwords()):
             if i + 1 < len(tokens):
                 return _value(
-                    text, tokens[i + 1][0], tokens, i + 1, end, english, linked=True, phrasal=phrasal
-                )
+                    text, tokens[i + 1][0], tokens, i + 1, end, english, linked=True, phrasal=phrasal,
+                    languages=frozenset() if english else link_languages(word, ":"),
+                )  # fmt: skip
             return None
         width = _link_at(text, tokens, i, links)
         if width:
@@ -329,7 +337,10 @@ def _after_word(
                     all(w in _english_links() for w in (link, link.split(" ")[0]))
                     or all(w in _english_links() for w in link.split(" "))  # "— it's": a dash and a link
                 )
-                return _value(text, tokens[j][0], tokens, j, end, english, linked=True, phrasal=phrasal)
+                return _value(
+                text, tokens[j][0], tokens, j, end, english, linked=True, phrasal=phrasal,
+                languages=frozenset() if english else link_languages(word, link),
+            )  # fmt: skip
             return None
         if token.lower() == "to" and i + 1 < len(tokens):  # "set the password (at home) to X"
             s, e = _trim(text, *tokens[i + 1])
@@ -350,6 +361,7 @@ def _value(
     *,
     linked: bool,
     phrasal: bool = False,
+    languages: frozenset[str] = frozenset(),
 ) -> tuple[int, int] | None:
     quoted = _quoted(text, start)
     if quoted is not None:
@@ -374,6 +386,8 @@ def _value(
         )  # "the password is pineconebeach." ("... is Pomegranate, capital P"): one word, clause ends
     if linked and (english or phrasal):  # a phrase's own word names it in any language
         return _passphrase(text, s, clause_end, phrasal)
+    if linked and languages:  # "la sua password è luna piena mare": no word of its language's talk
+        return _passphrase(text, s, clause_end, stops=foreign_stopwords(languages))
     return None
 
 
@@ -465,15 +479,24 @@ def _value_before(text: str, word_start: int) -> tuple[int, int] | None:
     )  # "1Password as the password manager"
 
 
-def _signin_values(text: str, start: int, limit: int = _MAX_SIGNIN_TOKENS) -> Iterator[tuple[int, int]]:
-    """Secret-shaped tokens (``stronger``) in the ``limit`` tokens after ``start``, within its clause."""
+def _signin_values(
+    text: str, start: int, limit: int = _MAX_SIGNIN_TOKENS, accounts: bool = False
+) -> Iterator[tuple[int, int]]:
+    """Secret-shaped tokens (``stronger``) in the ``limit`` tokens after ``start``, within its clause;
+    ``accounts``: after a default account's name, strong is enough ("login admin hunter22", not "ssh root web01")."""
     end = _clause_end(text, start)
+    after_account = False
     for s, e in _tokens(text, start, end + 1 if end < len(text) else end, limit):
         s, e = _trim(text, s, e)
-        if stronger(text[s:e]):
+        if stronger(text[s:e]) or (after_account and strong(text[s:e])):
             yield s, e
         elif (pair := _USER_PASS.fullmatch(text, s, e)) is not None and stronger(pair.group(1)):
             yield pair.start(1), pair.end(1)
+        after_account = accounts and text[s:e].lower() in _DEFAULT_ACCOUNTS
+
+
+_DEFAULT_ACCOUNTS = frozenset({"admin", "administrator", "root", "pi", "ubnt", "guest", "sa", "postgres", "ubuntu",
+                               "oracle", "operator", "superuser", "sysadmin"})  # fmt: skip
 
 
 _USER_PASS = re.compile(r"[\w.+-]{2,64}(?:@[\w.-]+)?:([^\s:]{6,64})")  # an account, a colon, its password
@@ -523,7 +546,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
     # What follows a word decides alone, so a repeated line (a log, a JSON array) is judged once.
     memo: dict[tuple[str, str], tuple[int, int] | None] = {}
     before_memo: dict[str, tuple[int, int] | None] = {}
-    along_memo: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    along_memo: dict[tuple[str, bool, str], list[tuple[int, int]]] = {}
     signin_words: list[int] = []  # where sign-in and credential words end: an account after one is named
     phrases = list(_phrases(text))
     for start, end, phrase, kind in phrases:
@@ -532,12 +555,13 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
         if kind in ("signin", "credential"):
             # a sign-in clause's values; after a credential word, a value further along its clause ("password
             # for analytics changed yesterday, new one is Quokka_77_Sun"); a brand is none ("1Password")
-            clause = (kind, text[end : end + _CLAUSE_MAX + 1])
+            accounts = phrase.startswith(("log", "sign"))
+            clause = (kind, accounts, text[end : end + _CLAUSE_MAX + 1])
             if clause not in along_memo:
                 limit = _MAX_SIGNIN_TOKENS if kind == "signin" else _MAX_CLAUSE_TOKENS
                 along_memo[clause] = [
                     (v[0] - end, v[1] - end)
-                    for v in _signin_values(text, end, limit)
+                    for v in _signin_values(text, end, limit, accounts)
                     if not _BRAND.fullmatch(text[v[0] : v[1]])
                 ]
             spans.extend((end + a, end + b) for a, b in along_memo[clause])
@@ -553,7 +577,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
                 if found and phrase in ALARM_WORDS and _HHMM.fullmatch(text[found[0] : found[1]]):
                     found = None  # "alarm: 0630" is a time
             elif kind != "code":
-                found = _after_word(text, end, english, links, qualifiers, phrase in phrasal())
+                found = _after_word(text, end, english, links, qualifiers, phrase in phrasal(), phrase)
                 if found is None and phrase in phrasal():
                     found = _phrase_after_aside(text, end)
             if kind in ("numeric", "credential", "code") and found is None:

@@ -116,6 +116,40 @@ def _english_links() -> frozenset[str]:
 
 
 @functools.cache
+def _languages_of() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """Each credential word's languages and each link's (the language tables of the data file)."""
+    words: dict[str, set[str]] = {}
+    links: dict[str, set[str]] = {}
+    for lang, table in _lexicon().items():
+        if lang in _KINDS:
+            continue
+        for word in table["words"]:
+            words.setdefault(word, set()).add(lang)
+        for link in table["links"]:
+            links.setdefault(link, set()).add(lang)
+    return {k: frozenset(v) for k, v in words.items()}, {k: frozenset(v) for k, v in links.items()}
+
+
+def link_languages(word: str, link: str) -> frozenset[str]:
+    """The languages other than English a credential word and its link are written in: those both are words
+    of ("password" + "è": Italian), or the word's after a sign ("пароль" + ":": Russian, Ukrainian); none
+    where the link is another language's word ("password ... to": Polish "to", English talk)."""
+    words, links = _languages_of()
+    mine = words.get(word, frozenset()) - {"en"}
+    return mine & links.get(link, frozenset()) if any(c.isalpha() for c in link) else mine
+
+
+@functools.cache
+def foreign_stopwords(languages: frozenset[str]) -> frozenset[str]:
+    """Words never in a passphrase of these languages, as ``_stopwords`` for English: the stopwords-iso lists
+    (the ``stopwordsiso`` package, MIT; articles, prepositions, pronouns, auxiliaries, common adverbs), so
+    "la password è salvata nel gestore" is talk and "la password è luna piena mare" a phrase."""
+    import stopwordsiso
+
+    return frozenset(w for lang in languages for w in stopwordsiso.stopwords(lang)) | _stopwords()
+
+
+@functools.cache
 def _lexicon_index() -> tuple[
     dict[str, list[tuple[str, str]]], list[tuple[str, str]], frozenset[str], frozenset[str], frozenset[str]
 ]:

@@ -74,6 +74,57 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
 @pytest.mark.parametrize(
     "text, secret",
     [
+        # a phrase of plain words after a link of the credential word's language: none of its stopwords
+        ("la password del NAS è luna piena mare", "luna piena mare"),
+        ("la contraseña es perro verde saltando", "perro verde saltando"),
+        ("Das Passwort ist blaue Katze tanzt", "blaue Katze tanzt"),
+        ("lösenordet är röd stuga sjön", "röd stuga sjön"),
+        ("Пароль от архива: синий трактор жёлтое поле", "синий трактор жёлтое поле"),
+        # the languages of the poisoning rules that had no credential words
+        ("Паролата за рутера е Rozova_Dolina5", "Rozova_Dolina5"),
+        ("Parola de wifi este Brasov2024!", "Brasov2024"),
+        ("Codul de la ușa depozitului: 7154", "7154"),
+        ("A wifi jelszó: Tavasz2024!", "Tavasz2024"),
+        ("رمز عبور وای فای Bahar1402 است", "Bahar1402"),
+        ("Kata laluan wifi pejabat ialah Durian88!", "Durian88"),
+        # after a sign-in word and a default account's name, letters with digits are enough
+        ("login admin hunter22 on the printer web UI, then reset the toner counter", "hunter22"),
+    ],
+)
+def test_passwords_and_passphrases_in_the_other_languages_are_redacted(text, secret):
+    stored, redactions = guard_redact(text)
+    assert secret not in stored, stored
+    assert redactions
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "la password è salvata nel gestore",
+        "le mot de passe est expiré depuis lundi matin",
+        "la contraseña es demasiado corta para el sistema",
+        "Das Passwort ist seit gestern abgelaufen",
+        "Das Passwort ist Sache der IT",
+        "Пароль от архива: у Маши в почте лежит",
+        "She set the password at last to something she can remember.",  # Polish "to" is no English link
+        "Am uitat parola de la email",
+        "Codul de eroare 0x800F081F apare la actualizarea Windows",
+        "A jelszavam lejárt",
+        "Kata laluan perlu ditukar setiap 90 hari",
+        "ssh root server01 and restart nginx",  # a host after ssh's account, not a password
+        "Change your Windows password with Ctrl+Alt+Del > Change a password",
+        "Esqueci a senha do portal de novo, abri o chamado 20931",
+        "Я забула пароль від CRM, звернулася в техпідтримку, заявка 7781",
+        "Passphrase length recommended by NIST SP 800-63B is at least 8 characters",
+    ],
+)
+def test_talk_about_passwords_in_the_other_languages_is_left_alone(text):
+    assert guard_redact(text) == (text, ())
+
+
+@pytest.mark.parametrize(
+    "text, secret",
+    [
         # Numeric codes after the word that names one, with or without a link, or after a link further on.
         ("the gym locker PIN is 5590", "5590"),
         ("garage code 8123, then push the gate", "8123"),
