@@ -89,6 +89,8 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("Kata laluan wifi pejabat ialah Durian88!", "Durian88"),
         # after a sign-in word and a default account's name, letters with digits are enough
         ("login admin hunter22 on the printer web UI, then reset the toner counter", "hunter22"),
+        ("Tablet at reception: unlock 1590, then open the visitor app", "1590"),
+        ("Kassakaapin yhdistelmä on 44-12-08, älä kirjoita sitä seinälle", "44-12-08"),
     ],
 )
 def test_passwords_and_passphrases_in_the_other_languages_are_redacted(text, secret):
