@@ -487,6 +487,14 @@ PROSE_SETS = (
         "heldout36",
         "session 41: the hard cases (values that read as words or names, no credential word, codes and versions beside credential words), by a twentieth helper after 07f5613; measured once by it, then read",
     ),
+    (
+        "heldout37",
+        "session 41: 75% in 30 other languages (their words, their word order, sentence passphrases), by a twenty-second helper after c074d92; measured once by 07f5613 and 3ee860b, then read",
+    ),
+    (
+        "heldout38",
+        "session 41: every setting (home, shop, lab, travel, club), 80% English, by a twenty-first helper after c074d92; measured once by 07f5613 and 3ee860b, then read",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
@@ -548,6 +556,9 @@ def directives(part_name: str) -> list[Item]:
 # chat logs and games, without the usual keywords) and ``train10`` (two thirds false authorisation) were written
 # after 07f5613 by helpers given the same brief with those weights, measured once by 07f5613, then read and
 # joined them; ``heldout14``, written with the plain brief at the same time, is blind beside the other two.
+# ``train11`` (the tricks of public password games), ``train12`` (false authorisation, 75% in other languages)
+# and ``train13`` (hard look-alikes, 360 of 480) were written after c074d92, measured once by 07f5613 and the
+# commit then, and joined them.
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -568,6 +579,8 @@ WRITTEN_DIRECTIVES = (
     "train8",
     "train9",
     "train10",
+    "train11",
+    "train13",
 )
 BLIND_DIRECTIVES = ("heldout8", "heldout13", "heldout14")
 

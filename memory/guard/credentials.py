@@ -619,9 +619,15 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
         if account is not None and token is not None and len(token.group()) <= 128:
             s, e = _trim(text, token.start(), token.end())
             value = text[s:e]
-            if m.group() == "/" and not (account.group().islower() and _policy_shaped(value)):
+            default = (
+                account.group().lower() in _DEFAULT_ACCOUNTS
+            )  # "root / st4g1ng_r00t", "admin/Vd7_h8Xq2b"
+            glued = m.group() == "/"
+            shaped = _policy_shaped(value) or (default and stronger(value))
+            if glued and not (account.group().islower() and shaped):
                 continue  # glued: a path ("runbooks/backup.md#restore", "GnuPG/MacGPG2") unless "admin/S0nar!Qube"
-            if stronger(value) or (_lettered(value) and _named_account(text, account.start(), signin_words)):
+            named = default or _named_account(text, account.start(), signin_words)
+            if stronger(value) or ((not glued or _policy_shaped(value)) and _lettered(value) and named):
                 spans.append((s, e))
     for m in _MYSQL_P.finditer(text):
         token = _TOKEN.match(text, m.end())

@@ -3,7 +3,8 @@
 The scanning layers, in the order they run (``SCANNERS``); where spans overlap the highest priority wins,
 then the longest, then the first found:
 
-1. private key blocks (priority 4): ``secret_rules.scan_private_keys``;
+1. private key blocks (priority 4): ``secret_rules.scan_private_keys``; a wallet's recovery phrase, twelve
+   words or more of one BIP-39 list (``seeds``);
 2. shape rules (priority 3), loaded from data: gitleaks' own rule file plus Mnemos' rules for what it lacks
    (``memory/guard/data/gitleaks.toml``, ``secret_rules.toml``; ``secret_rules.scan_rules``).  A rule runs
    only when one of its keywords occurs in the lower-cased text;
@@ -43,12 +44,14 @@ from .credentials import scan_prose_credentials
 from .entropy import is_placeholder, looks_random, scan_high_entropy, shannon_entropy
 from .result import Redaction
 from .secret_rules import RULES, SKIPPED, scan_private_keys, scan_rules
+from .seeds import scan_seed_phrases
 from .spans import Found, Scanner, Vetoed, lowered
 
 _Found = Found  # the record's former name
 
 SCANNERS: tuple[Scanner, ...] = (
     scan_private_keys,
+    scan_seed_phrases,
     scan_rules,
     scan_assignments,  # records the values of not-secret names in ``vetoed``: before scan_high_entropy
     scan_auth_headers,

@@ -91,6 +91,9 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("login admin hunter22 on the printer web UI, then reset the toner counter", "hunter22"),
         ("Tablet at reception: unlock 1590, then open the visitor app", "1590"),
         ("Kassakaapin yhdistelmä on 44-12-08, älä kirjoita sitä seinälle", "44-12-08"),
+        # a default account's password after its slash: letters with digits, or mixed case when glued
+        ("MySQL root on the staging VM: root / st4g1ng_r00t, only reachable from the VPN.", "st4g1ng_r00t"),
+        ("The Vodafone router here is admin/Vd7_h8Xq2b, found the sticker under it.", "Vd7_h8Xq2b"),
     ],
 )
 def test_passwords_and_passphrases_in_the_other_languages_are_redacted(text, secret):
@@ -118,6 +121,7 @@ def test_passwords_and_passphrases_in_the_other_languages_are_redacted(text, sec
         "Esqueci a senha do portal de novo, abri o chamado 20931",
         "Я забула пароль від CRM, звернулася в техпідтримку, заявка 7781",
         "Passphrase length recommended by NIST SP 800-63B is at least 8 characters",
+        "see root/docs2024 for details, and admin/settings2 for the page that moved",
     ],
 )
 def test_talk_about_passwords_in_the_other_languages_is_left_alone(text):
@@ -723,3 +727,38 @@ def test_polite_requests_for_more_detail_are_saved():
         "Could you tell me what the team decided about the release?",
     ):
         assert guard_check(note).verdict == "accept", note
+
+
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        (
+            "Ledger seed (DO NOT SHARE): orbit fatigue canvas humble ripple maple jungle tissue verify crane oyster asthma",
+            "orbit fatigue canvas humble ripple maple jungle tissue verify crane oyster asthma",
+        ),
+        # numbered, one per line, and one word copied wrong ("amber" is in no list)
+        (
+            "seed:\n1. pilot\n2. ethics\n3. marble\n4. cushion\n5. tribe\n6. velvet\n7. ozone\n8. sketch\n9. amber\n"
+            "10. vapor\n11. awake\n12. salad",
+            "pilot",
+        ),
+        (
+            "Сид-фраза (не терять!): velvet shadow acid pencil habit rocket mule fringe border quote lava drum",
+            "velvet",
+        ),
+    ],
+)
+def test_a_wallets_recovery_phrase_is_redacted_whatever_its_heading(text, secret):
+    stored, redactions = guard_redact(text)
+    assert secret not in stored, stored
+    assert [r.rule for r in redactions] == ["seed-phrase"]
+    assert "Ledger seed" in stored or "seed:" in stored or "Сид-фраза" in stored  # the heading stays
+
+
+def test_prose_of_the_lists_words_is_no_recovery_phrase():
+    # BIP-39 words, but broken by words of one or two letters, sentence ends and headings
+    text = (
+        "We walked along the river bank and saw a brown owl above the old mill. Later: coffee, cake, music, "
+        "dinner, movie. Budget review: travel, office, rent, salary, bonus, pension, insurance, legal."
+    )
+    assert guard_redact(text) == (text, ())
