@@ -580,6 +580,7 @@ WRITTEN_DIRECTIVES = (
     "train9",
     "train10",
     "train11",
+    "train12",
     "train13",
 )
 BLIND_DIRECTIVES = ("heldout8", "heldout13", "heldout14")

@@ -40,7 +40,7 @@ _LEAD = r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|är|j
 
 # Four to twelve digits, a door code's letter after them ("4729B") but not a word ("1234Main")
 # ... or digit by digit, or in pairs: "7 3 9 1", "80 19 44"
-_CODE_VALUE = r"\*?\d{4,12}(?:[A-Z](?![A-Za-z]))?|\d(?: \d){3,7}(?! ?\d)|\d\d(?: \d\d){2,3}(?! ?\d)"
+_CODE_VALUE = r"[#*]?\d{4,12}(?:[A-Z](?![A-Za-z]))?|\d(?: \d){3,7}(?! ?\d)|\d\d(?: \d\d){2,3}(?! ?\d)"
 
 # A lock's combination is often numbers apart: "combo: 14-32-07", "combination 24 07 31" (its word only).
 _COMBINATION_VALUE = r"\d{1,2}(?: ?[-–] ?\d{1,2}){2,3}|\d\d(?: \d\d){2,3}"  # "24 - 61 - 08" too
