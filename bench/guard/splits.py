@@ -481,7 +481,7 @@ PROSE_SETS = (
     ),
     (
         "heldout35",
-        "session 41: the whole range, about 40% in 30 other languages, written by a nineteenth helper that never read the rules, after 07f5613; measured once by it, never read: **blind**",
+        "session 41: the whole range, about 60% English and 30 other languages, written by a nineteenth helper that never read the rules, after 07f5613; measured once by it, never read: **blind**",
     ),
     (
         "heldout36",
@@ -489,11 +489,11 @@ PROSE_SETS = (
     ),
     (
         "heldout37",
-        "session 41: 75% in 30 other languages (their words, their word order, sentence passphrases), by a twenty-second helper after c074d92; measured once by 07f5613 and 3ee860b, then read",
+        "session 41: 75% in 30 other languages (their words, their word order, sentence passphrases), by a twenty-second helper after c074d92; measured once by 07f5613 and the tree after 3ee860b, then read",
     ),
     (
         "heldout38",
-        "session 41: every setting (home, shop, lab, travel, club), 80% English, by a twenty-first helper after c074d92; measured once by 07f5613 and 3ee860b, then read",
+        "session 41: every setting (home, shop, lab, travel, club), 80% English, by a twenty-first helper after c074d92; measured once by 07f5613 and the tree after 3ee860b, then read",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
