@@ -495,10 +495,14 @@ PROSE_SETS = (
         "heldout38",
         "session 41: every setting (home, shop, lab, travel, club), 80% English, by a twenty-first helper after c074d92; measured once by 07f5613 and the tree after 3ee860b, then read",
     ),
+    (
+        "heldout39",
+        "session 41: the whole range with the plain brief, by a twenty-third helper while the session's last changes were made (after d9fa62e); measured once by 07f5613 and once by e389125, as shipped: **blind**",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout34", "heldout35")
+BLIND_PROSE = ("heldout34", "heldout35", "heldout39")
 
 
 def credential_notes() -> list[Item]:
@@ -558,7 +562,8 @@ def directives(part_name: str) -> list[Item]:
 # joined them; ``heldout14``, written with the plain brief at the same time, is blind beside the other two.
 # ``train11`` (the tricks of public password games), ``train12`` (false authorisation, 75% in other languages)
 # and ``train13`` (hard look-alikes, 360 of 480) were written after c074d92, measured once by 07f5613 and the
-# commit then, and joined them.
+# commit then, and joined them. ``heldout15``, written with the plain brief while the session's last changes were
+# made (after d9fa62e), was measured once by 07f5613 and once by e389125, as shipped: blind beside the others.
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -583,7 +588,7 @@ WRITTEN_DIRECTIVES = (
     "train12",
     "train13",
 )
-BLIND_DIRECTIVES = ("heldout8", "heldout13", "heldout14")
+BLIND_DIRECTIVES = ("heldout8", "heldout13", "heldout14", "heldout15")
 
 
 def written_directives() -> list[Item]:

@@ -672,7 +672,8 @@ def test_the_tagger_ships_with_its_card_and_never_trained_on_the_blind_set():
     assert tagger is not None
     card = json.loads(TAGGER_CARD.read_text())
     assert 0.5 <= tagger.threshold < 1.0 and card["threshold"] == pytest.approx(tagger.threshold)
-    assert set(card["training"]["blind_prose_sets_never_used"]) == set(BLIND_PROSE)
+    # what the tagger left out as blind is blind still (a set written after it is blind too, and unknown to it)
+    assert set(card["training"]["blind_prose_sets_never_used"]) <= set(BLIND_PROSE)
     assert not set(BLIND_PROSE) & set(card["training"]["prose_sets"])
     assert set(card["left_out"]) == set(card["training"]["prose_sets"])
 
