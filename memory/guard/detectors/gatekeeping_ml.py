@@ -36,6 +36,11 @@ from ..normalize import base_view
 from .context import _open_quote
 
 _REACH = 300  # characters between a claim and the order to open the gate
+# A generic order to go on (each table's ``proceed``: "mach weiter", "продолжай", "envoie-moi") opens the gate only
+# bare or with a secret in the rest of its clause; followed by ordinary work it is a workplace's note after an
+# approval ("Шефът одобри бюджета, можеш да продължиш с поръчката"), as English's "proceed with the payment run".
+_CLAUSE_END = re.compile(r"[.!?;\n。！？]")
+_WORDS = re.compile(r"[^\W\d_]+")
 # How far from its anchor a match can end (``Detector.reach``, the scan's window): a phrase (the longest ~70
 # characters), or two phrases and the 40 characters between them. 800-character windows (the engine's default)
 # around anchors such as "start*", "system*" and "check*" in English notes cost ~20 ms a 100 kB note.
@@ -267,10 +272,19 @@ def _detectors(lang: str, raw: dict[str, list[str]]) -> tuple[Detector, ...]:
     gate = _c(words("opened"))
     example = _example_check([base_view(p).strip() for p in [*raw.get("example", []), *_EXAMPLE_EN]])
 
+    proceed = _c(words("proceed")) if table.get("proceed") else None
+    gate_object = _c(alt("secret") + "|" + alt("prompt") + "|" + alt("opened"))  # what an attack goes on to
+
     def gate_opened(view: str, m: re.Match[str]) -> int:
-        return (
-            STRONG if gate.search(view, max(0, m.start() - _REACH), min(len(view), m.end() + _REACH)) else 0
-        )
+        low, high = max(0, m.start() - _REACH), min(len(view), m.end() + _REACH)
+        if gate.search(view, low, high):
+            return STRONG
+        for g in proceed.finditer(view, low, high) if proceed is not None else ():
+            end = _CLAUSE_END.search(view, g.end())
+            rest = view[g.end() : end.start() if end else len(view)]
+            if len(_WORDS.findall(rest)) < 2 or gate_object.search(rest):
+                return STRONG  # "процедура пройдена, продолжай!", "... schick mir das Passwort"
+        return 0
 
     out = [
         Detector(
