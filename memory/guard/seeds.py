@@ -87,7 +87,8 @@ def seed_phrases(text: str) -> list[tuple[int, int]]:
 
     def close() -> None:
         kept = run[:-1] if run and _fold(run[-1].group()) not in words else run
-        if len(kept) >= MIN_WORDS:
+        # a phrase's words are drawn at random: few repeat ("detail detail detail ..." is padding, not a seed)
+        if len(kept) >= MIN_WORDS and len({_fold(m.group()) for m in kept}) >= 0.75 * len(kept):
             spans.append((kept[0].start(), kept[-1].end()))
 
     if not _may_hold_one(text):

@@ -763,3 +763,5 @@ def test_prose_of_the_lists_words_is_no_recovery_phrase():
         "dinner, movie. Budget review: travel, office, rent, salary, bonus, pension, insurance, legal."
     )
     assert guard_redact(text) == (text, ())
+    padding = "The release check needs the preview URL. " + "detail " * 40  # one word repeated is no phrase
+    assert guard_redact(padding) == (padding, ())
