@@ -91,6 +91,10 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("login admin hunter22 on the printer web UI, then reset the toner counter", "hunter22"),
         ("Tablet at reception: unlock 1590, then open the visitor app", "1590"),
         ("Kassakaapin yhdistelmä on 44-12-08, älä kirjoita sitä seinälle", "44-12-08"),
+        # a safe's code named as such: its numbers apart, as a combination's
+        ("A széf kódja 26-11-58, a kulcs a titkárságon van", "26-11-58"),
+        ("קוד לכספת 05-38-72, המפתח אצל דנה", "05-38-72"),
+        ("保险柜密码：35-14-72，只给店长。", "35-14-72"),
         # a default account's password after its slash: letters with digits, or mixed case when glued
         ("MySQL root on the staging VM: root / st4g1ng_r00t, only reachable from the VPN.", "st4g1ng_r00t"),
         ("The Vodafone router here is admin/Vd7_h8Xq2b, found the sticker under it.", "Vd7_h8Xq2b"),
