@@ -322,10 +322,10 @@ def _after_word(
         token = text[tokens[i][0] : tokens[i][1]]
         if token.endswith(":") and (i == 0 or token[:-1].lower() not in _stopwords()):
             if i + 1 < len(tokens):
+                j, langs = i + 1, (frozenset() if english else link_languages(word, ":"))
                 return _value(
-                    text, tokens[i + 1][0], tokens, i + 1, end, english, linked=True, phrasal=phrasal,
-                    languages=frozenset() if english else link_languages(word, ":"),
-                )  # fmt: skip
+                    text, tokens[j][0], tokens, j, end, english, linked=True, phrasal=phrasal, languages=langs
+                )
             return None
         width = _link_at(text, tokens, i, links)
         if width:
@@ -337,10 +337,10 @@ def _after_word(
                     all(w in _english_links() for w in (link, link.split(" ")[0]))
                     or all(w in _english_links() for w in link.split(" "))  # "— it's": a dash and a link
                 )
+                langs = frozenset() if english else link_languages(word, link)
                 return _value(
-                text, tokens[j][0], tokens, j, end, english, linked=True, phrasal=phrasal,
-                languages=frozenset() if english else link_languages(word, link),
-            )  # fmt: skip
+                    text, tokens[j][0], tokens, j, end, english, linked=True, phrasal=phrasal, languages=langs
+                )
             return None
         if token.lower() == "to" and i + 1 < len(tokens):  # "set the password (at home) to X"
             s, e = _trim(text, *tokens[i + 1])
@@ -363,6 +363,7 @@ def _value(
     phrasal: bool = False,
     languages: frozenset[str] = frozenset(),
 ) -> tuple[int, int] | None:
+    """The value at ``start``; ``languages``: the link's other languages, whose passphrases a stopword ends."""
     quoted = _quoted(text, start)
     if quoted is not None:
         value = text[quoted[0] : quoted[1]]
@@ -619,9 +620,8 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
         if account is not None and token is not None and len(token.group()) <= 128:
             s, e = _trim(text, token.start(), token.end())
             value = text[s:e]
-            default = (
-                account.group().lower() in _DEFAULT_ACCOUNTS
-            )  # "root / st4g1ng_r00t", "admin/Vd7_h8Xq2b"
+            # a default account's: "root / st4g1ng_r00t", "admin/Vd7_h8Xq2b"
+            default = account.group().lower() in _DEFAULT_ACCOUNTS
             glued = m.group() == "/"
             shaped = _policy_shaped(value) or (default and stronger(value))
             if glued and not (account.group().islower() and shaped):
