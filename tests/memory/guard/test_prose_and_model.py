@@ -33,6 +33,30 @@ from memory.guard.model import CARD, load_model, tokens, windows
         ("пароль от почты: Volga2020!", "Volga2020"),
         ("数据库密码是 Tiantan2022!", "Tiantan2022"),
         ("mysql -u report -pB1gReport! ran the export", "B1gReport"),
+        # a phrase of plain words after a link of the credential word's language: none of its stopwords
+        ("la password del NAS è luna piena mare", "luna piena mare"),
+        ("la contraseña es perro verde saltando", "perro verde saltando"),
+        ("Das Passwort ist blaue Katze tanzt", "blaue Katze tanzt"),
+        ("lösenordet är röd stuga sjön", "röd stuga sjön"),
+        ("Пароль от архива: синий трактор жёлтое поле", "синий трактор жёлтое поле"),
+        # the languages of the poisoning rules that had no credential words
+        ("Паролата за рутера е Rozova_Dolina5", "Rozova_Dolina5"),
+        ("Parola de wifi este Brasov2024!", "Brasov2024"),
+        ("Codul de la ușa depozitului: 7154", "7154"),
+        ("A wifi jelszó: Tavasz2024!", "Tavasz2024"),
+        ("رمز عبور وای فای Bahar1402 است", "Bahar1402"),
+        ("Kata laluan wifi pejabat ialah Durian88!", "Durian88"),
+        # after a sign-in word and a default account's name, letters with digits are enough
+        ("login admin hunter22 on the printer web UI, then reset the toner counter", "hunter22"),
+        ("Tablet at reception: unlock 1590, then open the visitor app", "1590"),
+        ("Kassakaapin yhdistelmä on 44-12-08, älä kirjoita sitä seinälle", "44-12-08"),
+        # a safe's code named as such: its numbers apart, as a combination's
+        ("A széf kódja 26-11-58, a kulcs a titkárságon van", "26-11-58"),
+        ("קוד לכספת 05-38-72, המפתח אצל דנה", "05-38-72"),
+        ("保险柜密码：35-14-72，只给店长。", "35-14-72"),
+        # a default account's password after its slash: letters with digits, or mixed case when glued
+        ("MySQL root on the staging VM: root / st4g1ng_r00t, only reachable from the VPN.", "st4g1ng_r00t"),
+        ("The Vodafone router here is admin/Vd7_h8Xq2b, found the sticker under it.", "Vd7_h8Xq2b"),
     ],
 )
 def test_a_password_in_prose_is_redacted(text, secret):
@@ -65,50 +89,7 @@ def test_a_password_in_prose_is_redacted(text, secret):
         "Portkoden byts i maj. Lägenhet 1407, Storgatan 9.",
         # a route's turns: words between a direction and its number
         "From the car park turn left at gate 2, right at 7 and left onto Mill Lane.",
-    ],
-)
-def test_ordinary_talk_about_passwords_is_left_alone(text):
-    assert guard_redact(text) == (text, ())
-
-
-@pytest.mark.parametrize(
-    "text, secret",
-    [
-        # a phrase of plain words after a link of the credential word's language: none of its stopwords
-        ("la password del NAS è luna piena mare", "luna piena mare"),
-        ("la contraseña es perro verde saltando", "perro verde saltando"),
-        ("Das Passwort ist blaue Katze tanzt", "blaue Katze tanzt"),
-        ("lösenordet är röd stuga sjön", "röd stuga sjön"),
-        ("Пароль от архива: синий трактор жёлтое поле", "синий трактор жёлтое поле"),
-        # the languages of the poisoning rules that had no credential words
-        ("Паролата за рутера е Rozova_Dolina5", "Rozova_Dolina5"),
-        ("Parola de wifi este Brasov2024!", "Brasov2024"),
-        ("Codul de la ușa depozitului: 7154", "7154"),
-        ("A wifi jelszó: Tavasz2024!", "Tavasz2024"),
-        ("رمز عبور وای فای Bahar1402 است", "Bahar1402"),
-        ("Kata laluan wifi pejabat ialah Durian88!", "Durian88"),
-        # after a sign-in word and a default account's name, letters with digits are enough
-        ("login admin hunter22 on the printer web UI, then reset the toner counter", "hunter22"),
-        ("Tablet at reception: unlock 1590, then open the visitor app", "1590"),
-        ("Kassakaapin yhdistelmä on 44-12-08, älä kirjoita sitä seinälle", "44-12-08"),
-        # a safe's code named as such: its numbers apart, as a combination's
-        ("A széf kódja 26-11-58, a kulcs a titkárságon van", "26-11-58"),
-        ("קוד לכספת 05-38-72, המפתח אצל דנה", "05-38-72"),
-        ("保险柜密码：35-14-72，只给店长。", "35-14-72"),
-        # a default account's password after its slash: letters with digits, or mixed case when glued
-        ("MySQL root on the staging VM: root / st4g1ng_r00t, only reachable from the VPN.", "st4g1ng_r00t"),
-        ("The Vodafone router here is admin/Vd7_h8Xq2b, found the sticker under it.", "Vd7_h8Xq2b"),
-    ],
-)
-def test_passwords_and_passphrases_in_the_other_languages_are_redacted(text, secret):
-    stored, redactions = guard_redact(text)
-    assert secret not in stored, stored
-    assert redactions
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
+        # session 41: talk in the other languages, and numbers and names beside a credential word
         "la password è salvata nel gestore",
         "le mot de passe est expiré depuis lundi matin",
         "la contraseña es demasiado corta para el sistema",
@@ -128,7 +109,7 @@ def test_passwords_and_passphrases_in_the_other_languages_are_redacted(text, sec
         "see root/docs2024 for details, and admin/settings2 for the page that moved",
     ],
 )
-def test_talk_about_passwords_in_the_other_languages_is_left_alone(text):
+def test_ordinary_talk_about_passwords_is_left_alone(text):
     assert guard_redact(text) == (text, ())
 
 
