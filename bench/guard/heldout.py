@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from bench.guard.blind import guard_at
 from bench.guard.run import GITLEAKS_ARTEFACTS, GUARD_DATA, load_jsonl, load_locomo_turns, rule_of
 from bench.guard.splits import (
     BLIND_DIRECTIVES,
@@ -167,26 +168,8 @@ def prose_table(lines: list[str]) -> None:
 
 def previous_redact(ref: str) -> Callable[[str], tuple[str, object]] | None:
     """``guard_redact`` of the guard package at ``ref`` (its data files too), from ``git archive``."""
-    import importlib
-    import subprocess
-    import sys
-    import tarfile
-    import tempfile
-
-    root = Path(__file__).resolve().parents[2]
-    folder = Path(tempfile.mkdtemp(prefix="guard-previous-"))
-    archive = subprocess.run(
-        ["git", "archive", ref, "memory/guard"], cwd=root, capture_output=True, check=False
-    )
-    if archive.returncode:
-        return None
-    import io
-
-    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-        tar.extractall(folder, filter="data")
-    (folder / "memory" / "guard").rename(folder / f"guard_{ref}")
-    sys.path.insert(0, str(folder))
-    return importlib.import_module(f"guard_{ref}").guard_redact  # type: ignore[no-any-return]
+    guard = guard_at(ref)
+    return None if guard is None else guard.guard_redact  # type: ignore[no-any-return]
 
 
 def baseline_guard(ref: str = BASELINE) -> Callable[[str], object] | None:
