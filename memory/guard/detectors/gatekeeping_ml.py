@@ -275,7 +275,7 @@ def _detectors(lang: str, raw: dict[str, list[str]]) -> tuple[Detector, ...]:
         return _anchors(table[key], unfolded)
 
     gate = _c(words("opened"))
-    example = _example_check([base_view(p).strip() for p in [*raw.get("example", []), *_EXAMPLE_EN]])
+    example = _example_check([*table.get("example", []), *_EXAMPLE_EN])  # English's are folded already
 
     proceed = _c(words("proceed")) if table.get("proceed") else None
     gate_object = _c(alt("secret") + "|" + alt("prompt") + "|" + alt("opened"))  # what an attack goes on to
