@@ -46,7 +46,7 @@ def _may_hold_one(text: str) -> bool:
     row = since = 0  # words of the lists in the run; those after its one word of no list
     stray = False
     for word in _LETTERS.findall(text):
-        if (word.lower() if word.isascii() else _fold(word)) in words:
+        if _fold(word) in words:
             row += 1
             since += 1
             if row >= MIN_WORDS - 1:
