@@ -16,7 +16,8 @@ import itertools
 import re
 
 from .codes import _a_secret_code, keyed_digits
-from .credentials import add_prose_spans, plausible
+from .credential_values import plausible
+from .credentials import add_prose_spans
 from .lexicon import _TOKEN, _phrases, _trim
 from .spans import Found, Vetoed
 

@@ -32,20 +32,19 @@ from pathlib import Path
 from typing import Any
 
 from .codes import _HHMM, ALARM_WORDS, _a_secret_code, _not_secret
-from .credentials import (
+from .credential_values import (
     _BRAND,
     _DATE,
     _DESCRIBING,
-    _NETWORK_WORDS,
     _TICKET,
     _VERSION,
     NETWORK_NAME,
-    _named_apart,
     named_before,
     plausible,
     strong,
     stronger,
 )
+from .credentials import _NETWORK_WORDS, _named_apart
 from .lexicon import (
     _CJK_CHAR,
     _CLOSE,

@@ -1,6 +1,6 @@
 """The words of passwords in prose and the reading of the clause around them (``data/credential_words.toml``).
 
-Shared by ``credentials.py`` (passwords) and ``codes.py`` (numeric codes): the lexicon per language and
+Shared by ``credentials.py`` and ``credential_values.py`` (passwords) and ``codes.py`` (numeric codes): the lexicon per language and
 kind of word, finding its phrases in a text (one Aho-Corasick pass), and the clause helpers: where a
 clause starts and ends, its tokens, a value's quotes and brackets trimmed, the links between a word and
 its value. Pure functions; offsets are in the text given.

@@ -17,7 +17,7 @@ import re
 
 from ..engine import R_OUTPUT, R_PRESSURE, R_SECRET, STRONG, WEAK, Detector, _a, _c
 from .context import _order, _sentence
-from .gatekeeping import DESCRIBED_ANSWER, _reported
+from .gatekeeping_reply import DESCRIBED_ANSWER, _reported
 
 # --------------------------------------------------------------------------------- the exact reply
 

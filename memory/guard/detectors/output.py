@@ -7,7 +7,7 @@ import re
 
 from ..engine import EN, R_ADDRESS, R_HARMFUL, R_OUTPUT, R_SPLIT, STRONG, WEAK, Detector, _a, _alt, _c
 from .context import _clause_before, _embedded, _imperative, _order, _sentence
-from .gatekeeping import DESCRIBED_ANSWER, _reported
+from .gatekeeping_reply import DESCRIBED_ANSWER, _reported
 
 _LEX = EN["output"]
 

@@ -12,7 +12,8 @@ import math
 import pytest
 
 from memory.guard import R_MODEL, guard_check, guard_redact, model_score, model_threshold_bounds
-from memory.guard.credentials import find_prose_credentials, plausible, strong, stronger
+from memory.guard.credential_values import plausible, strong, stronger
+from memory.guard.credentials import find_prose_credentials
 from memory.guard.model import CARD, load_model, tokens, windows
 
 

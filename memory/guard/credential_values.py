@@ -1,0 +1,291 @@
+"""Whether a value near a credential word is a password: the nearer the word, the less it must look like one.
+
+``credentials.py`` finds where a value stands in prose (after the word, after an account, in a sign-in
+clause); the value itself is judged here, by one of three degrees::
+
+    plausible    after a link ("is", ":", "lautet"): anything but an ordinary word, a short number, a
+                 version, a ticket id, a date, an address, a path, a network's name, a placeholder or a
+                 reference in code          password is expired · password: see the vault · pw: ${PASS}
+    strong       right after the word: plausible, and letters with digits or symbols, six characters or
+                 more                       password rotation passes, password hunter22 does not
+    stronger     among other words (an account's value, a sign-in clause): strong, and mixed case or a
+                 symbol beyond ``-_.``      ssh to web-prod-03 passes, login admin Hunter22! does not
+
+and the special cases: three to six ordinary words (``_passphrase``: "my password is correct horse battery
+staple"), one lower-case word named in English talk (``_a_name``: "the password is pineconebeach."), a name
+rather than a password after a naming word (``named_before``: "Wifi name: Maple2026", "the printer is
+called HP4729x"), and a token that meets a password policy whatever the words around it
+(``find_password_shaped``: "Use Bl4ckb1rd! to log in").
+
+Pure functions, linear regexes; offsets are in the text given.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from .entropy import is_placeholder
+from .lexicon import (
+    _CJK_CHAR,
+    _CLOSE,
+    _TOKEN,
+    _describing,
+    _stopwords,
+    _trim,
+    not_passwords,
+)
+
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+[a-z]?", re.IGNORECASE)
+
+_TICKET = re.compile(r"[A-Z][A-Z0-9]+-\d+")
+
+_DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}(?:[-/.]\d{1,4})?")
+
+_SLUG = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+")
+
+_PLACEHOLDER = re.compile(r"[<{\[$%*•#x.…]|.*redacted", re.IGNORECASE)
+
+_SAME = re.compile(r"(.)\1*")
+
+
+def _ascii_share(value: str) -> float:
+    return sum(c.isascii() and c.isprintable() for c in value) / len(value)
+
+
+_CODE = re.compile(
+    r"[()\[\]{}]|^[a-z_]\w*(?:\.[a-z_]\w*)+$|^(?:os|env|process|settings|config|self)\b", re.IGNORECASE
+)
+
+_LETTER_DIGIT = re.compile(r"[^\W\d_][\W_]?\d")
+
+
+# A Wi-Fi network's name by its band or role: "Hendersons_5G", "BTHub-5GHz", "BeanThere_Guest"; never a password.
+NETWORK_NAME = re.compile(
+    r"[\w-]+[-_ ](?:5G|5g|2G|2g|2\.4G|5GHz|2\.4GHz|EXT|Ext|Guest|guest|GUEST)|[A-Za-z][\w-]*[a-z](?:5G|2G|5GHz|2\.4G)"
+)
+
+
+@functools.cache
+def _named_before() -> re.Pattern[str]:
+    """One of ``data/not_passwords.toml``'s naming words, and at most a link, right before a position."""
+    naming = sorted(not_passwords("naming"), key=len, reverse=True)
+    return re.compile(
+        r"(?<![A-Za-zÀ-ɏЀ-ӿ])(?:"
+        + "|".join(re.escape(w) for w in naming)
+        + r")[\s:：=は是为는은이가'\"«“„]{0,4}$",
+        re.IGNORECASE,
+    )
+
+
+def named_before(text: str, start: int) -> bool:
+    """Whether a naming word stands right before ``start``: a network's or a device's name follows ("is
+    called", "SSIDは", "síť se jmenuje", "Wifi name:")."""
+    return _named_before().search(text, max(0, start - 24), start) is not None
+
+
+# Two words joined by a capital, the first in lower case: "mapleSyrup!!" (not "iPhone", "eBay": a capital
+# second; not "LinkedIn", "PayPal": a brand's first capital); three or more capitalised words run together.
+_JOINED = re.compile(r"[a-z]{2,}[A-Z][a-z]{2,}[!?]*|(?:[A-Z][a-z]{2,}){3,6}[!?]*")  # or "ThreeLittleBirds"
+
+
+def plausible(value: str) -> bool:
+    """Could be a password where the text says so: anything but an ordinary word, a known shape, a
+    placeholder or a reference in code (``os.environ['X']``, ``settings.DB_PASSWORD``, ``${PASS}``)."""
+    if len(value) < 4 or len(value) > 128:
+        return False
+    if _ascii_share(value) < 0.8 and not (
+        len(value) >= 6 and _LETTER_DIGIT.search(value) and not _CJK_CHAR.search(value)
+    ):
+        return False  # a word of another script, unless letters run into digits ("Соняшник2025")
+    if is_placeholder(value) or _CODE.search(value) or NETWORK_NAME.fullmatch(value):
+        return False
+    if value.lower() in not_passwords("brands") or _KEY_COMBO.search(value):  # "FRITZ!Box", "Ctrl+Alt+Del"
+        return False
+    if _PLACEHOLDER.match(value) and not re.search(r"[A-Za-z]\d|\d[A-Za-z]", value):
+        return False
+    if (
+        re.sub(r"['’]", "", value).rstrip("!?").isalpha() and not _JOINED.fullmatch(value)
+    ) or _SAME.fullmatch(value):
+        return False  # a word ("life's" too), with its sentence's "!" or "?"; not "mapleSyrup!!"
+    if value.isdigit():
+        return len(value) >= 6
+    if "/" in value or "\\" in value or ("@" in value[1:-1] and "." in value.rsplit("@", 1)[-1]):
+        return False  # a path, an address
+    if _VERSION.fullmatch(value) or _TICKET.fullmatch(value) or _DATE.fullmatch(value):
+        return False
+    parts = value.split("-")  # joined by an underscore, two words are a value: "kanelbulle_sommar"
+    return not (len(parts) == 2 and all(p.isalpha() for p in parts))  # "re-used", "self-service"
+
+
+def strong(value: str, known: bool | None = None) -> bool:
+    """Looks like a password without being told: letters with digits or symbols, six characters or more.
+    ``known``: ``plausible(value)`` where the caller has it already."""
+    if len(value) < 6 or value[0] == "-" or not (plausible(value) if known is None else known):
+        return False  # "--digest": an option on a command line
+    letters = any(c.isalpha() for c in value)
+    others = any(not c.isalpha() for c in value)
+    return letters and others
+
+
+# "ACH|EMAIL_FROM", "ACH|CONTENT": a record's fields joined by pipes, the next field's capital label after one
+_RECORD_JOIN = re.compile(r"\|[A-Z][A-Z0-9]*_[A-Z0-9_]+|\|[A-Z][A-Z_]{2,}$")
+
+_WORDS_COMMA = re.compile(r"[^\W\d_]+,[^\W\d_]+")  # "Hi David,Your company's ...": a missing space
+
+# "noreply@hrportal": an address, its ".com" cut off
+_ADDRESS_CUT = re.compile(r"[a-z][a-z.-]{2,}@[a-z][a-z-]{2,}")
+
+_VARIABLE = re.compile(r"\$[\w{(]")  # "$HOME", "${PASS}", "$(cat f)"; "Ledger88$" is a password
+
+_KEY_COMBO = re.compile(r"(?:ctrl|alt|shift|cmd|command|option|meta|super|fn|win)\+", re.IGNORECASE)
+
+# "1Password", "7Zip", "Disney+", "DS920+", "Notepad++": a name, not a password further along a clause
+_BRAND = re.compile(r"\d[A-Za-z]+|[A-Za-z0-9]+\+{1,2}")
+
+
+def stronger(value: str, known: bool | None = None) -> bool:
+    """A password among other words: strong, and mixed case or a symbol beyond ``-_.`` (not a host name).
+    ``known``: ``strong(value)`` where the caller has it already."""
+    if not (strong(value) if known is None else known):
+        return False
+    if not value[0].isalnum() or any(c in value for c in ":=%") or _VARIABLE.search(value):
+        return False  # "key:value", "name=value", "$VAR", ":token": config and code, the other layers' share
+    if (
+        _RECORD_JOIN.search(value)
+        or _WORDS_COMMA.fullmatch(value)
+        or _BRAND.fullmatch(value)
+        or _ADDRESS_CUT.fullmatch(value)
+    ):
+        # a record's fields joined by pipes; two words and a comma with its space missing; a brand; an address
+        return False
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    symbol = any(not c.isalnum() and c not in "-_." for c in value)
+    return (mixed or symbol) and not _SLUG.fullmatch(value)
+
+
+# A phrase by its own word (``lexicon.phrasal``): ``_passphrase`` lets a few stopwords in, and more words
+# after its colon.
+
+# A wallet's seed: 12 or 24 words ("Electrum seed", "frase semilla de la cartera", "助记词（12个）")
+_SEED = re.compile(
+    r"(?i)seed|semilla|semente|recovery phrase|mnemonic|助记词|wallet|cartera|carteira|portafoglio|portefeuille|"
+    r"кошел|гаманц|πορτοφόλ|\b(?:12|24) (?:words|palabras|palavras|mots|wörter|parole|слов)|(?:12|24)个"
+)
+
+_PHRASE_DASH = re.compile(r"\s[-–—]\s")
+
+_PHRASE_END = tuple(",\"”’'»")
+
+# A first word that points elsewhere ("passphrase: in the drawer", "same as before"), not a phrase's own
+_POINTERS = frozenset({"in", "on", "at", "under", "from", "with", "by", "see", "ask", "same", "not", "no",
+                       "still", "stored", "saved", "kept", "written", "inside", "behind", "use", "choose", "pick",
+                       "make", "try", "avoid", "never", "always", "must", "should", "need", "needs", "minimum",
+                       "maximum"})  # fmt: skip
+
+
+def _passphrase(
+    text: str, start: int, end: int, phrasal: bool = False, stops: frozenset[str] | None = None
+) -> tuple[int, int] | None:
+    """Three to six ordinary lower-case words, to the end of the clause or to a comma, a closing quote, a
+    dash or an aside ("the password is marmalade sunset river — she wants it reset"); the first never a
+    pointer or advice ("in the drawer", "use four random words"). None of them a word of talk about
+    passwords (``_stopwords``), except after a phrase's own word and a colon, which name a phrase: there a
+    third may be, and up to eight words ("my dog eats purple socks", "moose tracks at dawn"; 24 for a
+    wallet's seed); "a long passphrase is easier to remember" is talk. ``stops``: another language's
+    stopwords (``lexicon.foreign_stopwords``), where none may be ("la password è salvata nel gestore")."""
+    dash = _PHRASE_DASH.search(text, start, end)
+    end = dash.start() if dash else end
+    words: list[re.Match[str]] = []
+    for w in re.finditer(r"\S+", text[start:end]):
+        if words and w.group().startswith(("(", "[")):  # an aside after it: "swims backwards (he said)"
+            break
+        words.append(w)
+        if w.group().endswith(_PHRASE_END):
+            break
+    # "passphrase: my dog eats purple socks", "Electrum seed — rough toast bridge ..."
+    named = phrasal and text[:start].rstrip().endswith((":", "：", "—", "–"))
+    seed = named and _SEED.search(text, max(0, start - 60), start) is not None  # a wallet's: 12 or 24 words
+    most = 24 if seed else 8 if named else 6
+    if not 3 <= len(words) <= most or words[0].group().lower() in _POINTERS:
+        return None  # "use four random words": advice, not a phrase
+    stopped = 0
+    for i, w in enumerate(words):
+        word = w.group().rstrip(_CLOSE)
+        caseless = stops is None and word == word.lower() == word.upper()  # CJK: "湖 锋 扑 壮"
+        # "Lighthouse keeper ...", "... jede do Brna"; German writes its nouns so: "blaue Katze tanzt"
+        proper = (i == 0 or named or (stops is not None and "der" in stops)) and word[1:].islower()
+        if not (word.isalpha() and (word.islower() or caseless or proper)):
+            return None  # the first word may open a sentence: "Lighthouse keeper sings at dawn"
+        word = word.lower()
+        stopped += word in (_stopwords() if stops is None else stops)
+    if stopped and not (named and stops is None and 3 * stopped <= len(words)):
+        return None
+    last = words[-1]
+    return start + words[0].start(), start + last.start() + len(last.group().rstrip(_CLOSE))
+
+
+def _cjk_numbered(value: str) -> bool:
+    """CJK letters with digits, quoted after a link: "パスワードは「さくら並木2023」です" (unquoted, "第3章" is talk)."""
+    return len(value) >= 4 and _CJK_CHAR.search(value) is not None and any(c.isdigit() for c in value)
+
+
+# A describing word, not a name: "the password is mandatory / compromised / predictable / secure"
+_DESCRIBING = re.compile(r".*(?:ed|ing|ive|able|ible|ous|ful|less|al|ic|ary|ory|ent|ant|ure|ise|ize|ly|ty)$")
+
+
+def _a_name(word: str) -> bool:
+    """A single lower-case word that could be a password named in English talk ("bluefalcon",
+    "pineconebeach"): six to twenty-four letters, no word of talk about passwords, no describing ending."""
+    return (
+        6 <= len(word) <= 24
+        and word.isascii()
+        and word.isalpha()
+        and word.islower()
+        and word not in _stopwords()
+        and word not in _describing()
+        and not _DESCRIBING.match(word)
+    )
+
+
+def _lettered(value: str) -> bool:
+    """``strong`` with a digit: letters and digits, six characters or more ("hunter22", "harbour2027")."""
+    return strong(value) and any(c.isdigit() for c in value)
+
+
+# A token that meets a password policy on its own: upper and lower case, a digit and a symbol, 8 to 40
+# characters of what passwords are made of, standing alone in prose. People write those only as passwords;
+# a name ("iPhone15"), a hashtag, a mention, an address, a path, a dotted name or a call ("f(x)") lacks a
+# class or has a character passwords rarely do.
+_SHAPED = re.compile(r"[A-Za-z0-9][A-Za-z0-9!@#$%^&*?~_+.-]{6,38}[A-Za-z0-9!#$%^&*?~]")
+
+_SHAPED_SYMBOL = re.compile(r"[!@#$%^&*?~]")
+
+_DOTTED = re.compile(r"[A-Za-z]\.[A-Za-z*]")  # "Build.HF*.Linux64", "settings.Secret1!"
+
+
+def _policy_shaped(value: str) -> bool:
+    """Upper and lower case, a digit and a symbol: what a password policy asks for."""
+    return (
+        any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and any(c.isdigit() for c in value)
+        and _SHAPED_SYMBOL.search(value) is not None
+    )
+
+
+def find_password_shaped(text: str) -> list[tuple[int, int]]:
+    """Tokens that look like a password whatever the words around them ("Use Bl4ckb1rd! to log in"):
+    each whitespace-separated token, its quotes, brackets and sentence punctuation trimmed, checked whole."""
+    spans = []
+    for m in _TOKEN.finditer(text):
+        s, e = _trim(text, m.start(), m.end())
+        if e - s < 8 or e - s > 40 or not _SHAPED.fullmatch(text, s, e):
+            continue
+        value = text[s:e]
+        if not _policy_shaped(value):
+            continue
+        if ("@" in value[1:] and "." in value.rsplit("@", 1)[-1]) or _DOTTED.search(value):
+            continue  # an address, a dotted name
+        spans.append((s, e))
+    return spans
