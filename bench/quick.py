@@ -104,7 +104,7 @@ def guard() -> dict[str, float]:
     for item in poisoning_sets():
         if item.part != "held":
             continue
-        decided = guard_poisoning(item.text) is not None or model.score(item.text) >= model.threshold
+        decided = guard_poisoning(item.text) is not None or model.judge(item.text)[1]
         if item.attack:
             attacks, caught = attacks + 1, caught + int(decided)
         else:

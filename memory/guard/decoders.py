@@ -128,6 +128,12 @@ def _interleaved(text: str) -> str | None:
     """A text with one mark between every character ("\\i\\g\\n\\o\\r\\e", "i.g.n.o.r.e"), the mark
     removed; None for any other text. The spaced view undoes spaces; this undoes any other single mark that
     stands at four in five of every other position."""
+    mark = interleaving_mark(text)
+    return None if mark is None else text.strip().replace(mark, "")
+
+
+def interleaving_mark(text: str) -> str | None:
+    """The mark ``_interleaved`` removes, or None."""
     stripped = text.strip()
     if len(stripped) < _MIN_INTERLEAVED:
         return None
@@ -137,7 +143,7 @@ def _interleaved(text: str) -> str | None:
         marks = stripped[offset::2]
         mark, count = Counter(marks).most_common(1)[0]
         if not mark.isalnum() and not mark.isspace() and count >= 0.8 * len(marks):
-            return stripped.replace(mark, "")
+            return mark
     return None
 
 

@@ -30,6 +30,7 @@ R_SPLIT = "instruction split into parts to evade filters"
 R_PRESSURE = "false authority or pressure aimed at the assistant"
 R_ADDRESS = "instruction addressed to an AI reader"
 R_HIDDEN = "hidden characters smuggling instructions"
+R_INTERLEAVED = "text hidden behind a mark between every character"
 R_HARMFUL = "instruction to produce phishing or fraud content"
 R_TASK = "task for the reader hidden in a document"
 

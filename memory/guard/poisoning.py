@@ -33,9 +33,10 @@ A 100 kB note costs a few tens of milliseconds at worst.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
-from .decoders import _COMMON, _cipher_candidates, _decoded_payloads, _hidden_payloads
+from .decoders import _COMMON, _cipher_candidates, _decoded_payloads, _hidden_payloads, interleaving_mark
 from .detectors import DETECTORS, SCANNER
 from .detectors.override import _SQUASHED, _squashed_gate
 from .detectors.role import _ROLE_CASED, _ROLE_CASED_GATES
@@ -46,6 +47,7 @@ from .engine import (
     R_EXFIL,
     R_HARMFUL,
     R_HIDDEN,
+    R_INTERLEAVED,
     R_OUTPUT,
     R_OVERRIDE,
     R_PRESSURE,
@@ -116,7 +118,25 @@ def _poisoning(text: str, depth: int) -> str | None:
             inner = scan_view(decoded)
             if inner is not None:
                 return f"{inner} (hidden in {how})"
+    if depth == 0 and _written_between_marks(nfkc):
+        return R_INTERLEAVED
     return None
+
+
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def _written_between_marks(text: str) -> bool:
+    """Words written with one mark between every character ("\\I\\ \\h\\a\\v\\e\\ \\b\\e\\e\\n"): nobody writes a note
+    so but to hide it from a filter, so the hiding rejects, as hidden characters do (``R_HIDDEN``), whatever the
+    words say once the marks are gone; the decoded text was scanned above for a more specific reason. A hyphen
+    or a dot spells a word out ("J-O-H-N S-M-I-T-H", "w-a-t-e-r- -t-h-e- -p-l-a-n-t-s"): that is writing, and
+    only what it spells is judged."""
+    mark = interleaving_mark(text)
+    return mark is not None and mark not in _SPELLING and len(_WORD.findall(text.replace(mark, ""))) >= 2
+
+
+_SPELLING = "-.·"
 
 
 __all__ = [
@@ -126,6 +146,7 @@ __all__ = [
     "R_EXFIL",
     "R_HARMFUL",
     "R_HIDDEN",
+    "R_INTERLEAVED",
     "R_OUTPUT",
     "R_OVERRIDE",
     "R_PRESSURE",
