@@ -17,11 +17,13 @@ Pure functions, linear regexes; offsets are in the text given.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import re
 
 from .lexicon import (
+    _CLAUSE_MAX,
     _MAX_GAP_TOKENS,
     SHAPES,
     _clause_end,
@@ -266,6 +268,61 @@ def dial_turns(text: str) -> list[tuple[int, int]]:
             spans.update(m.span() for m in _DIAL_TURNS.finditer(text, lo, hi))
         k = j + 1
     return sorted(spans)
+
+
+# Four to eight digits standing alone, a keypad's star or hash before or after them ("*0924#")
+_KEY_DIGITS = re.compile(r"(?<![\w.,:/#*+-])[#*]?(\d{4,8})[#*]?(?![\w/-]|[.,]\d)")
+
+
+@functools.cache
+def _keying() -> frozenset[str]:
+    """``[code]``'s ``keyed`` verbs, lower case."""
+    return frozenset(v.lower() for v in _lexicon()["code"]["keyed"])
+
+
+_FILLER = ("in", "code")  # "punch in", "then the code 29981"
+
+
+def _keyed_before(text: str, at: int) -> bool:
+    """Whether one of the keying verbs ends right before ``at`` (a space between), "in" or "the code" after it."""
+    words = _lower(text[max(0, at - 24) : at]).split()[-4:]
+    if words and words[-1] == "code" and len(words) > 1 and words[-2] == "the":
+        words = words[:-2]
+    verbs = _keying()
+    return any(" ".join(words[-n:]) in verbs for n in (1, 2, 3) if len(words) >= n)
+
+
+def keyed_codes(text: str) -> list[tuple[int, int]]:
+    """Digits keyed in on a lock's keypad: a keying verb right before them (``[code]``'s ``keyed``: "punch in
+    11964 at the door", "Para entrar al portal marca 4512", "press 12, then the key symbol, then 8086") and a
+    lock's noun (``locks``) in their sentence. "dial 4409 from any internal line" names no lock."""
+    keyed = []
+    for m in _KEY_DIGITS.finditer(text):
+        at = m.start()
+        if at < 2 or text[at - 1] not in " \t" or not text[at - 2].isalpha():
+            continue  # a verb's last letter and a space before the digits, checked before the verbs
+        if _keyed_before(text, at):
+            keyed.append(m)
+    if not keyed:
+        return []
+    # the locks' nouns, found once over the stretch the candidates' sentences may cover (not once a sentence)
+    first = max(0, keyed[0].start() - _CLAUSE_MAX)
+    last = min(len(text), keyed[-1].end() + _CLAUSE_MAX)
+    low = _lower(text[first:last])
+    nouns = [(n.start() + first, n.group()) for n in _locks().finditer(low)]
+    starts = [s for s, _ in nouns]
+    spans = []
+    for m in keyed:
+        if not nouns:
+            break
+        lo, hi = _clause_start(text, m.start()), _clause_end(text, m.end())
+        locks = {w for _, w in nouns[bisect.bisect_left(starts, lo) : bisect.bisect_left(starts, hi)]}
+        if not locks or _named_otherwise(text, m.start()):
+            continue
+        if locks <= ALARM_WORDS and _HHMM.fullmatch(m.group(1)):
+            continue  # "the alarm is set to 0630": a time
+        spans.append(m.span(1))
+    return spans
 
 
 def keyed_digits(text: str) -> list[tuple[int, int]]:

@@ -185,7 +185,12 @@ _POINTERS = frozenset({"in", "on", "at", "under", "from", "with", "by", "see", "
 
 
 def _passphrase(
-    text: str, start: int, end: int, phrasal: bool = False, stops: frozenset[str] | None = None
+    text: str,
+    start: int,
+    end: int,
+    phrasal: bool = False,
+    stops: frozenset[str] | None = None,
+    signed: bool = False,
 ) -> tuple[int, int] | None:
     """Three to six ordinary lower-case words, to the end of the clause or to a comma, a closing quote, a
     dash or an aside ("the password is marmalade sunset river — she wants it reset"); the first never a
@@ -212,7 +217,9 @@ def _passphrase(
     stopped = 0
     for i, w in enumerate(words):
         word = w.group().rstrip(_CLOSE)
-        caseless = stops is None and word == word.lower() == word.upper()  # CJK: "湖 锋 扑 壮"
+        # CJK: "湖 锋 扑 壮"; after a link of a language's own, Hebrew, Arabic, Persian too (Korean's talk is a
+        # phrase of caseless words: "비밀번호는 보안팀에서 관리하기로 함")
+        caseless = word == word.lower() == word.upper() and (stops is None or not _CJK_CHAR.search(word))
         # "Lighthouse keeper ...", "... jede do Brna"; German writes its nouns so: "blaue Katze tanzt"
         proper = (i == 0 or named or (stops is not None and "der" in stops)) and word[1:].islower()
         if not (word.isalpha() and (word.islower() or caseless or proper)):
@@ -220,9 +227,20 @@ def _passphrase(
         word = word.lower()
         stopped += word in (_stopwords() if stops is None else stops)
     if stopped and not (named and stops is None and 3 * stopped <= len(words)):
-        return None
+        lowered = [w.group().rstrip(_CLOSE).lower() for w in words]
+        if stops is None or not _foreign_phrase(lowered, stops, signed):
+            return None
     last = words[-1]
     return start + words[0].start(), start + last.start() + len(last.group().rstrip(_CLOSE))
+
+
+def _foreign_phrase(words: list[str], stops: frozenset[str], signed: bool) -> bool:
+    """A phrase of another language may hold its small words, as a sentence does, after its credential word
+    and a sign (":", "—"): four words or more, at most half of them ``stops`` ("ww voor de mailbox: de koe
+    staat in de wei"; "Contraseña: la tiene Marta" and "Senha: a mesma de antes" are talk). After a verb
+    ("je", "είναι", "è") such words say where it is ("heslo je na nástěnce v kuchyni", "είναι κολλημένος πάνω
+    στο κουτί"), and a phrase there holds none of them, as before."""
+    return signed and len(words) >= 4 and 2 * sum(w in stops for w in words) <= len(words)
 
 
 def _cjk_numbered(value: str) -> bool:

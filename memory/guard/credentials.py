@@ -38,6 +38,7 @@ from .codes import (
     _numeric_code,
     _shape,
     dial_turns,
+    keyed_codes,
     keyed_dials,
     keyed_digits,
     lock_code,
@@ -59,6 +60,7 @@ from .credential_values import (
 )
 from .lexicon import (
     _CLAUSE_MAX,
+    _CLOSE,
     _MAX_GAP_TOKENS,
     _TOKEN,
     _clause_end,
@@ -90,6 +92,10 @@ _MAX_CLAUSE_TOKENS = 12  # tokens after a credential word searched for a secret-
 # Tokens of an aside in brackets before the link: "verbal password (if ADT calls, they ask for it): X"
 _ASIDE_TOKENS = 14
 
+# Tokens of what a password is for before its link ("palavra-passe da caixa de correio partilhada da
+# contabilidade: ...", "root password on the Raspberry Pi running the greenhouse sensors is X")
+_DESCRIBED_TOKENS = _MAX_GAP_TOKENS + 2
+
 _MAX_BEFORE_TOKENS = 6  # tokens before a sign-in word ("use admin and Bl4ckb1rd! to log in")
 
 
@@ -116,14 +122,38 @@ def _after_word(
         tokens = tokens[1:]
     attached = text[word_end : tokens[0][0]].strip().lstrip(",").strip()  # "密码：X", "password:X"
     if attached in links or (text[word_end : word_end + 1] in links and tokens[0][0] == word_end + 1):
-        return _value(text, tokens[0][0], tokens, 0, end, english, linked=True, phrasal=phrasal)
+        langs = frozenset() if english else link_languages(word, attached or text[word_end])
+        return _value(
+            text,
+            tokens[0][0],
+            tokens,
+            0,
+            end,
+            english,
+            linked=True,
+            phrasal=phrasal,
+            languages=langs,
+            bare=True,
+        )
     if tokens[0][0] == word_end:  # glued to the word: "pwd:hunter22", "密码是X", "pw: x"
         s, e = tokens[0]
         if text[s:e] in links:
+            langs = frozenset() if english else link_languages(word, text[s:e])
             return (
-                _value(text, tokens[1][0], tokens, 1, end, english, linked=True, phrasal=phrasal)
+                _value(
+                    text,
+                    tokens[1][0],
+                    tokens,
+                    1,
+                    end,
+                    english,
+                    linked=True,
+                    phrasal=phrasal,
+                    languages=langs,
+                    bare=True,
+                )
                 if len(tokens) > 1
-                else None
+                else _next_line(text, e, english, phrasal, langs)
             )
         glued = _glued_link(links).match(text, s, e - 1)
         return (
@@ -135,6 +165,8 @@ def _after_word(
         close = next(
             (k for k in range(min(len(tokens), _ASIDE_TOKENS)) if ")" in text[slice(*tokens[k])]), None
         )
+        if close is not None and close + 1 >= len(tokens) and text[tokens[close][1] - 1] == ":":
+            return _next_line(text, tokens[close][1], english, phrasal)  # "wifi pwd (all lower):\nX"
         if close is None or close + 1 >= len(tokens):
             return None
         if text[tokens[close][1] - 1] == ":":
@@ -148,16 +180,28 @@ def _after_word(
     s, e = _trim(text, *tokens[0])
     if strong(text[s:e]):
         return s, e
-    for i in range(min(len(tokens), _MAX_GAP_TOKENS)):
+    described = False  # words of what it is for, no qualifier first: only a colon may link them
+    for i in range(min(len(tokens), _DESCRIBED_TOKENS)):
         token = text[tokens[i][0] : tokens[i][1]]
         if token.endswith(":") and (i == 0 or token[:-1].lower() not in _stopwords()):
             if i + 1 < len(tokens):
                 j, langs = i + 1, (frozenset() if english else link_languages(word, ":"))
+                bare = i == 0 and token == ":"  # "Mot de passe : ..."
                 return _value(
-                    text, tokens[j][0], tokens, j, end, english, linked=True, phrasal=phrasal, languages=langs
+                    text,
+                    tokens[j][0],
+                    tokens,
+                    j,
+                    end,
+                    english,
+                    linked=True,
+                    phrasal=phrasal,
+                    languages=langs,
+                    bare=bare,
                 )
-            return None
-        width = _link_at(text, tokens, i, links)
+            langs = frozenset() if english else link_languages(word, ":")
+            return _next_line(text, tokens[i][1], english, phrasal, langs)
+        width = 0 if described else _link_at(text, tokens, i, links)
         if width:
             j = i + width
             j += _link_at(text, tokens, j, links)  # "was" + "reset to": a link after a link
@@ -169,16 +213,54 @@ def _after_word(
                 )
                 langs = frozenset() if english else link_languages(word, link)
                 return _value(
-                    text, tokens[j][0], tokens, j, end, english, linked=True, phrasal=phrasal, languages=langs
+                    text,
+                    tokens[j][0],
+                    tokens,
+                    j,
+                    end,
+                    english,
+                    linked=True,
+                    phrasal=phrasal,
+                    languages=langs,
+                    bare=i == 0,  # "пароль — спроси у админа": the sign right after the word
                 )
-            return None
+            link = " ".join(text[a:b] for a, b in tokens[i:j]).lower()
+            langs = frozenset() if english else link_languages(word, link)
+            return _next_line(text, tokens[j - 1][1], english, phrasal, langs)
         if token.lower() == "to" and i + 1 < len(tokens):  # "set the password (at home) to X"
             s, e = _trim(text, *tokens[i + 1])
             if strong(text[s:e]):
                 return s, e
         if i == 0 and token.lower() not in qualifiers and not phrasal:  # "passphrase I picked: ..."
-            return None
+            if english:
+                return None
+            described = True  # "parola căsuței comune de la contabilitate: ...": a colon only
     return None
+
+
+# A line's end, at most two blank lines, and the next line's indent: "the password is\n\n   X"
+_NEXT_LINE = re.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n){0,2}[ \t]*")
+
+
+def _next_line(
+    text: str, pos: int, english: bool, phrasal: bool, languages: frozenset[str] = frozenset()
+) -> tuple[int, int] | None:
+    """A value alone on the line after a link that ends its line ("The password for the display is\n
+    boardroom2024", "Passphrase for the GPG key:\nmarble-harbor-thistle-nine"): the whole line, judged as
+    after the link ("Password:\nSee the vault" is talk)."""
+    m = _NEXT_LINE.match(text, pos)
+    if m is None:
+        return None
+    line_end = text.find("\n", m.end(), m.end() + 81)
+    line_end = len(text) if line_end < 0 and len(text) - m.end() <= 80 else line_end
+    if line_end <= m.end():
+        return None
+    tokens = _tokens(text, m.end(), line_end, 9)
+    found = _value(
+        text, m.end(), tokens, 0, line_end, english, linked=True, phrasal=phrasal, languages=languages
+    )
+    rest = text[found[1] : line_end] if found else ""
+    return found if found and not rest.strip(" \t\r" + _CLOSE) else None
 
 
 def _value(
@@ -192,8 +274,10 @@ def _value(
     linked: bool,
     phrasal: bool = False,
     languages: frozenset[str] = frozenset(),
+    bare: bool = False,
 ) -> tuple[int, int] | None:
-    """The value at ``start``; ``languages``: the link's other languages, whose passphrases a stopword ends."""
+    """The value at ``start``; ``languages``: the link's other languages, whose passphrases a stopword ends;
+    ``bare``: the link right after the word, no word of what the password is for between ("Hasło: ...")."""
     quoted = _quoted(text, start)
     if quoted is not None:
         value = text[quoted[0] : quoted[1]]
@@ -218,8 +302,22 @@ def _value(
     if linked and (english or phrasal):  # a phrase's own word names it in any language
         return _passphrase(text, s, clause_end, phrasal)
     if linked and languages:  # "la sua password è luna piena mare": no word of its language's talk
-        return _passphrase(text, s, clause_end, stops=foreign_stopwords(languages))
+        before = text[max(0, start - 4) : start].rstrip()
+        # "hasło do serwera: ...", "пароль от почты — ..."; a bare heading's talk is an errand ("Hasło: zapytaj
+        # w dziale kadr", "Mot de passe : demande à la réception demain")
+        signed = bool(before) and not before[-1].isalnum() and not bare
+        stops = foreign_stopwords(languages)
+        if signed and _SINGLE_END.match(text, e) and _a_compound(word, stops):
+            return s, e  # "Wifi-kode i sommerhuset: rødgrødmedfløde", "Пароль до роутера: вишневийсадок"
+        return _passphrase(text, s, clause_end, stops=stops, signed=signed)
     return None
+
+
+def _a_compound(word: str, stops: frozenset[str]) -> bool:
+    """One long lower-case word of any script after a sign, no stopword: words run together
+    ("rødgrødmedfløde", "вишневийсадок", "lasardinaazul"), where a word of talk is short ("Hasło: nieznane").
+    After a verb such a word is as often talk ("is hoofdlettergevoelig"), and is left."""
+    return len(word) >= 10 and word.isalpha() and word.islower() and word not in stops
 
 
 _SINGLE_END = re.compile(r"\s*(?:$|[.,;!?)(]|[-–—]\s|\n)")
@@ -248,6 +346,8 @@ def _phrase_after_aside(text: str, end: int) -> tuple[int, int] | None:
     colon = _ASIDE_COLON.search(text, end, min(line_end, end + 120))
     if colon is None:
         return None
+    if colon.end() == line_end:  # "Passphrase for the GPG key used to sign releases:\nmarble-harbor-..."
+        return _next_line(text, colon.end(), True, True)
     found = _passphrase(text, colon.end(), line_end, phrasal=True)
     if found is None:
         return None
@@ -280,6 +380,60 @@ def _value_before(text: str, word_start: int) -> tuple[int, int] | None:
     return (
         (s, e) if strong(text[s:e]) and not _BRAND.fullmatch(text[s:e]) else None
     )  # "1Password as the password manager"
+
+
+_LISTED_ITEM = re.compile(r"[^,;\n(]{1,80}")  # an item of a list, to its comma
+
+_LISTED_END = re.compile(r"\s*(?:$|[,;(\n]|[.!?](?:\s|$))")
+
+
+def _listed_value(
+    text: str,
+    start: int,
+    end: int,
+    phrases: list[tuple[int, int, str, str]],
+    english: bool,
+    links: frozenset[str],
+) -> tuple[int, int] | None:
+    """A value right after a credential word that a comma puts after an account or a network in its clause,
+    the value ending the item ("user baker, pass crumbcake", "uživatel eshop_admin, heslo Kolonáda.Karlovy.Vary",
+    "rede Conecta_2G, password fuchsia-kettle", "sonos@acme.io, password loud music please"): words joined
+    by dots or hyphens, and after an English word one plain word named (``_a_name``) or a phrase of plain
+    words (``_passphrase``); "..., password auth disabled there", "..., passcode in the calendar invite" and
+    "síť se jmenuje X, heslo je na tabuli" are talk, and so is another language's word ("şifre resepsiyonda")."""
+    if not text[max(0, start - 3) : start].rstrip().endswith(","):
+        return None
+    clause = _clause_start(text, start)
+    account = any(
+        kind == "signin" and clause <= s < start for s, _, _, kind in phrases
+    ) or _ACCOUNT_BEFORE.search(text, clause, start)
+    if not account:
+        return None
+    item = _LISTED_ITEM.match(text, end)
+    if item is None or not text[end : end + 1].isspace():
+        return None
+    token = _VALUE.search(text, item.start(), item.end())
+    if token is None:
+        return None
+    s, e = _trim(text, *token.span())
+    if text[s:e].lower() in links:
+        return None  # "heslo je na tabuli": a link, and talk after it
+    value = text[s:e]
+    if e >= item.end() - 1 or _LISTED_END.match(text, e):  # one token, the whole item
+        if _JOINED_WORDS.fullmatch(value) or plausible(value) or (english and _a_name(value)):
+            return s, e
+        return None
+    return _passphrase(text, s, item.end()) if english else None
+
+
+# Words joined by dots or hyphens, or capitals: "ember.oak.kettle", "Kolonáda.Karlovy.Vary", "TortillaDeMiAbuela"
+_JOINED_WORDS = re.compile(r"[^\W\d_]{2,20}(?:[.-][^\W\d_]{2,20}){1,4}|[A-Z][a-z]+(?:[A-Z][a-z]+){2,5}")
+
+# An account or a network named before the comma: an address, a handle, a naming word ("network", "rede")
+_ACCOUNT_BEFORE = re.compile(
+    r"@|(?<!\w)(?:network|netwerk|netzwerk|réseau|rede|red|rete|ssid|sieť|síť|сеть|мережа|nätverk|nettverk|wifi|wi-fi)(?!\w)",
+    re.IGNORECASE,
+)
 
 
 def _signin_values(
@@ -322,9 +476,21 @@ _ACCOUNT_SEPARATOR = re.compile(r"[ \t]+/[ \t]*(?=\S)|(?<=\w\w)/(?=[^\s/])|:(?=[
 # The account before it: a plain name ("root", "svc_backup"); "event-bus-api:rc0.15" is a coordinate.
 # An account's name, or its e-mail address ("jim.parr@btinternet.com / Kingfisher7")
 _ACCOUNT = re.compile(
-    r"(?<![\w/:.@-])(?:[a-z_][a-z0-9_]{1,31}|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4})\Z",
+    r"(?<![\w/:.@-])(?:[a-z_][a-z0-9_]{1,31}(?:[.-][a-z0-9_]{1,31}){0,2}|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4})\Z",
     re.IGNORECASE,
 )
+
+_DIGITS = re.compile(r"\d{6,32}")  # a password of digits only, after a default account: "admin / 12345678"
+
+_ROLE = re.compile(
+    r".*(?:er|or|ist|ant)\Z"
+)  # "admin / moderator", "admin / developer": a role, not a password
+
+
+def _ends_item(text: str, end: int) -> bool:
+    """Whether a value ends its clause, its line or an item of a list (a comma, a bracket, a dash after it)."""
+    return _SINGLE_END.match(text, end) is not None
+
 
 _MYSQL_P = re.compile(r"\b(?:mysql|mariadb|mysqldump|mysqladmin)\b[^\n]{0,120}?(?<!\S)-p(?=\S)")
 
@@ -386,6 +552,8 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
                     found = None
             if kind == "credential" and found is None and (before := _value_before(text, start)):
                 found = before
+            if kind == "credential" and found is None:  # "user baker, pass crumbcake"
+                found = _listed_value(text, start, end, phrases, english or phrase in phrasal(), links)
             elif kind == "weak" and found is not None:
                 value = text[found[0] : found[1]]
                 # "key: mossyStone!river"; not code's "key, delta=1"
@@ -426,11 +594,19 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
             named = default or _named_account(text, account.start(), signin_words)
             if stronger(value) or ((not glued or _policy_shaped(value)) and _lettered(value) and named):
                 spans.append((s, e))
+            elif (
+                (default or named)
+                and not glued
+                and (_DIGITS.fullmatch(value) or (_a_name(value) and not _ROLE.match(value)))
+                and _ends_item(text, e)
+            ):
+                spans.append((s, e))  # "admin / 12345678", "pi / raspberry", "root / calvin": a default's
     for m in _MYSQL_P.finditer(text):
         token = _TOKEN.match(text, m.end())
         if token and plausible(text[token.start() : token.end()]):
             spans.append((token.start(), token.end()))
     spans.extend(keyed_digits(text))
+    spans.extend(keyed_codes(text))
     spans.extend(keyed_dials(text))
     spans.extend(dial_turns(text))
     spans.extend(spoken_digits(text))
