@@ -499,10 +499,14 @@ PROSE_SETS = (
         "heldout39",
         "session 41: the whole range with the plain brief, by a twenty-third helper while the session's last changes were made (after d9fa62e); measured once by 07f5613 and once by e389125, as shipped: **blind**",
     ),
+    (
+        "heldout40",
+        "session 42: the whole range with the plain brief, 60% English and 30 other languages, by a twenty-fourth helper after 03eca23; measured by 2f8f71d, the working tree of the prose changes and as shipped, never read: **blind**",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout34", "heldout35", "heldout39")
+BLIND_PROSE = ("heldout34", "heldout35", "heldout39", "heldout40")
 
 
 def credential_notes() -> list[Item]:
@@ -564,6 +568,11 @@ def directives(part_name: str) -> list[Item]:
 # and ``train13`` (hard look-alikes, 360 of 480) were written after c074d92, measured once by 07f5613 and the
 # commit then, and joined them. ``heldout15``, written with the plain brief while the session's last changes were
 # made (after d9fa62e), was measured once by 07f5613 and once by e389125, as shipped: blind beside the others.
+# Session 42: ``train14`` (the plain brief with 90% in 30 other languages) and ``train15`` (reveal the instructions,
+# modes and personas without limits, drop the rules; 90% in 30 other languages) were written after 03eca23, measured
+# once by 2f8f71d and 03eca23 (train14: 0.388 and 0.392; train15: 0.225 and 0.246, its other languages 0.148
+# and 0.171), then joined them. ``heldout16``, written with the plain
+# brief after 03eca23, is blind beside the others.
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -587,8 +596,10 @@ WRITTEN_DIRECTIVES = (
     "train11",
     "train12",
     "train13",
+    "train14",
+    "train15",
 )
-BLIND_DIRECTIVES = ("heldout8", "heldout13", "heldout14", "heldout15")
+BLIND_DIRECTIVES = ("heldout8", "heldout13", "heldout14", "heldout15", "heldout16")
 
 
 def written_directives() -> list[Item]:
