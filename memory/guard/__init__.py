@@ -34,6 +34,13 @@ def model_threshold_bounds() -> tuple[float, float, float] | None:
     return None if model is None else (model.threshold, model.floor, model.ceiling)
 
 
+def model_short_threshold() -> float | None:
+    """What a text of fewer than ``model.SHORT`` words must score to be rejected, whatever the threshold
+    (the higher of the two holds); None without a model."""
+    model = load_model()
+    return None if model is None else model.short_threshold
+
+
 def _clamped(model: Model, threshold: float | None) -> float | None:
     """An enterprise's threshold within the model's bounds (None: the model's own)."""
     return None if threshold is None else min(max(threshold, model.floor), model.ceiling)
@@ -67,6 +74,7 @@ __all__ = [
     "guard_poisoning",
     "guard_redact",
     "model_score",
+    "model_short_threshold",
     "model_threshold_bounds",
     "rejection_message",
 ]

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from accounts.models import AuditEvent
 from accounts.selectors.members import enterprise_current
-from memory.guard import model_threshold_bounds
+from memory.guard import model_short_threshold, model_threshold_bounds
 from memory.models import GuardReport
 
 THRESHOLD_SET = "guard.threshold_set"
@@ -29,10 +29,18 @@ class GuardDetectorSettings:
     highest: float | None
     set_by: str | None  # who set it last (from the audit trail), None when nobody has
     set_at: datetime | None
+    short: float | None = None  # the model's short threshold (texts of fewer than five words)
 
     @property
     def in_force(self) -> float | None:
         return self.default if self.chosen is None else self.chosen
+
+    @property
+    def short_in_force(self) -> float | None:
+        """What a short text must score: the short threshold, or the threshold in force where higher."""
+        if self.short is None or self.in_force is None:
+            return self.short
+        return max(self.short, self.in_force)
 
 
 def _actor(event: AuditEvent) -> str:
@@ -59,6 +67,7 @@ def guard_detector_settings() -> GuardDetectorSettings:
         highest=highest,
         set_by=_actor(last) if last is not None else None,
         set_at=last.created_at if last is not None else None,
+        short=model_short_threshold(),
     )
 
 

@@ -11,7 +11,7 @@ from django.utils.html import escape
 from accounts.models import AuditEvent, Enterprise
 from console.decorators import READ_ONLY_ROLE
 from console.forms import THRESHOLD_MISSING
-from memory.guard import model_threshold_bounds
+from memory.guard import model_short_threshold, model_threshold_bounds
 from memory.models import GuardEvent, GuardReport
 from memory.services.guard_settings import ADMIN_ONLY_REPORT, ADMIN_ONLY_THRESHOLD
 from tests.memory.helpers import borderline_text, ctx, tool
@@ -38,6 +38,8 @@ def test_the_detector_card_shows_the_threshold_in_force(client, console):
     assert "<h2>Learned detector</h2>" in page
     assert f"<code>{default:.3f}</code> (the model's default)" in page
     assert f"{lowest:.3f} to {highest:.3f}" in page
+    short = max(model_short_threshold(), default)
+    assert f'<dd id="threshold-short"><code>{short:.3f}</code></dd>' in page
     assert '<dd id="threshold-set-by">nobody yet</dd>' in page
     assert "Set threshold</button>" in page and "Reset to the default" not in page
     # The auditor sees it all, read-only (test_pages: no form that posts).
@@ -68,6 +70,17 @@ def test_set_and_reset_the_threshold(client, console):
     assert {e.door for e in audited} == {"console"} and {e.actor_member_id for e in audited} == {
         world.alice.members["acme"].pk
     }
+
+
+def test_short_texts_need_the_short_threshold_or_the_one_in_force_if_higher(client, console):
+    """A text of fewer than five words must score the model's short threshold (memory.guard.model.SHORT); an
+    enterprise's threshold lowers the bar for longer texts only, and raises it for short ones too."""
+    short = model_short_threshold()
+    client.force_login(console.world.alice.user)
+    client.post("/console/guard/threshold/", {"threshold": "0.6"})
+    assert f'<dd id="threshold-short"><code>{short:.3f}</code></dd>' in _page(client)
+    client.post("/console/guard/threshold/", {"threshold": "0.99"})
+    assert '<dd id="threshold-short"><code>0.990</code></dd>' in _page(client)
 
 
 def test_a_refused_threshold_shows_its_text_in_place(client, console):
