@@ -118,43 +118,35 @@ def _after_word(
     tokens = _tokens(text, word_end, end + 1 if end < len(text) else end, _MAX_GAP_TOKENS + 4)
     if not tokens:
         return None
+
+    def linked(j: int, after: int, link: str, bare: bool, english: bool = english) -> tuple[int, int] | None:
+        """The value after ``link`` (of the word's language, or English), from token ``j`` on, or alone on
+        the next line when the link ends the clause (at ``after``)."""
+        langs = frozenset() if english else link_languages(word, link)
+        if j < len(tokens):
+            return _value(
+                text,
+                tokens[j][0],
+                tokens,
+                j,
+                end,
+                english,
+                linked=True,
+                phrasal=phrasal,
+                languages=langs,
+                bare=bare,
+            )
+        return _next_line(text, after, english, phrasal, langs)
+
     if text[tokens[0][0] : tokens[0][1]] == "," and len(tokens) > 1:  # "the code, it's 4041": a pause
         tokens = tokens[1:]
     attached = text[word_end : tokens[0][0]].strip().lstrip(",").strip()  # "密码：X", "password:X"
     if attached in links or (text[word_end : word_end + 1] in links and tokens[0][0] == word_end + 1):
-        langs = frozenset() if english else link_languages(word, attached or text[word_end])
-        return _value(
-            text,
-            tokens[0][0],
-            tokens,
-            0,
-            end,
-            english,
-            linked=True,
-            phrasal=phrasal,
-            languages=langs,
-            bare=True,
-        )
+        return linked(0, word_end, attached or text[word_end], bare=True)
     if tokens[0][0] == word_end:  # glued to the word: "pwd:hunter22", "密码是X", "pw: x"
         s, e = tokens[0]
         if text[s:e] in links:
-            langs = frozenset() if english else link_languages(word, text[s:e])
-            return (
-                _value(
-                    text,
-                    tokens[1][0],
-                    tokens,
-                    1,
-                    end,
-                    english,
-                    linked=True,
-                    phrasal=phrasal,
-                    languages=langs,
-                    bare=True,
-                )
-                if len(tokens) > 1
-                else _next_line(text, e, english, phrasal, langs)
-            )
+            return linked(1, e, text[s:e], bare=True)
         glued = _glued_link(links).match(text, s, e - 1)
         return (
             _value(text, glued.end(), tokens, 0, end, english, linked=True, phrasal=phrasal)
@@ -184,49 +176,20 @@ def _after_word(
     for i in range(min(len(tokens), _DESCRIBED_TOKENS)):
         token = text[tokens[i][0] : tokens[i][1]]
         if token.endswith(":") and (i == 0 or token[:-1].lower() not in _stopwords()):
-            if i + 1 < len(tokens):
-                j, langs = i + 1, (frozenset() if english else link_languages(word, ":"))
-                bare = i == 0 and token == ":"  # "Mot de passe : ..."
-                return _value(
-                    text,
-                    tokens[j][0],
-                    tokens,
-                    j,
-                    end,
-                    english,
-                    linked=True,
-                    phrasal=phrasal,
-                    languages=langs,
-                    bare=bare,
-                )
-            langs = frozenset() if english else link_languages(word, ":")
-            return _next_line(text, tokens[i][1], english, phrasal, langs)
+            return linked(i + 1, tokens[i][1], ":", bare=i == 0 and token == ":")  # "Mot de passe : ..."
         width = 0 if described else _link_at(text, tokens, i, links)
         if width:
             j = i + width
             j += _link_at(text, tokens, j, links)  # "was" + "reset to": a link after a link
-            if j < len(tokens):
-                link = " ".join(text[a:b] for a, b in tokens[i:j]).lower()
-                english = english and (
-                    all(w in _english_links() for w in (link, link.split(" ")[0]))
-                    or all(w in _english_links() for w in link.split(" "))  # "— it's": a dash and a link
-                )
-                langs = frozenset() if english else link_languages(word, link)
-                return _value(
-                    text,
-                    tokens[j][0],
-                    tokens,
-                    j,
-                    end,
-                    english,
-                    linked=True,
-                    phrasal=phrasal,
-                    languages=langs,
-                    bare=i == 0,  # "пароль — спроси у админа": the sign right after the word
-                )
             link = " ".join(text[a:b] for a, b in tokens[i:j]).lower()
-            langs = frozenset() if english else link_languages(word, link)
-            return _next_line(text, tokens[j - 1][1], english, phrasal, langs)
+            # a value on this line is read as English only after English links ("— it's": a dash and a link)
+            english_link = english and (
+                j >= len(tokens)
+                or all(w in _english_links() for w in (link, link.split(" ")[0]))
+                or all(w in _english_links() for w in link.split(" "))
+            )
+            # "пароль — спроси у админа": the sign right after the word
+            return linked(j, tokens[j - 1][1], link, bare=i == 0, english=english_link)
         if token.lower() == "to" and i + 1 < len(tokens):  # "set the password (at home) to X"
             s, e = _trim(text, *tokens[i + 1])
             if strong(text[s:e]):
