@@ -10,7 +10,7 @@ import json
 import pytest
 
 from accounts.models import AuditEvent, Enterprise
-from memory.guard import model_score, model_threshold_bounds
+from memory.guard import model_score, model_short_threshold, model_threshold_bounds
 from memory.models import GuardEvent, GuardReport
 from memory.services import guard_settings
 from tests.memory.helpers import borderline_text, ctx, tool
@@ -67,8 +67,19 @@ def test_the_shipped_bounds_are_the_documented_ones():
     assert lowest < default < highest  # the default is the model's validation threshold
 
 
+def test_a_stricter_threshold_holds_for_short_texts_too(client, alice):
+    """The settings say what a text of fewer than five words must score: the model's short bar, or the
+    enterprise's threshold where that asks more (as ``Model.judge`` decides)."""
+    short = model_short_threshold()
+    assert short is not None and short >= 0.95
+    assert _put(client, alice, {"threshold": 0.6}).json()["short_in_force"] == short
+    stricter = _put(client, alice, {"threshold": 0.999}).json()
+    assert (stricter["short"], stricter["short_in_force"]) == (short, 0.999)
+
+
 def test_threshold_set_reset_and_out_of_bounds_are_audited(client, world, alice):
     default, lowest, highest = model_threshold_bounds()
+    short = model_short_threshold()
     before = _get(client, alice).json()
     assert before == {
         "installed": True,
@@ -79,10 +90,14 @@ def test_threshold_set_reset_and_out_of_bounds_are_audited(client, world, alice)
         "highest": highest,
         "set_by": None,
         "set_at": None,
+        "short": short,
+        "short_in_force": max(short, default),
     }
     done = _put(client, alice, {"threshold": 0.6})
     assert done.status_code == 200
     assert done.json()["threshold"] == 0.6 and done.json()["chosen"] == 0.6
+    assert done.json()["short"] == short and done.json()["short_in_force"] == max(short, 0.6)
+
     assert done.json()["set_by"] == world.alice.user.username
     with ctx(world):
         assert Enterprise.objects.get().guard_model_threshold == 0.6

@@ -426,6 +426,8 @@ class GuardSettingsOut(TypedDict, total=False):
     highest: Required["float | None"]
     set_by: Required["str | None"]
     set_at: Required["str | None"]
+    short: Required["float | None"]
+    short_in_force: Required["float | None"]
 
 
 class Hint(TypedDict, total=False):

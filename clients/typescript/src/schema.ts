@@ -1268,6 +1268,16 @@ export interface components {
             set_by: string | null;
             /** Format: date-time */
             set_at: string | null;
+            /**
+             * Format: double
+             * @description The model's own bar for a text of fewer than five words, whatever the threshold.
+             */
+            short: number | null;
+            /**
+             * Format: double
+             * @description What a text of fewer than five words must score: the short bar, or the threshold where higher.
+             */
+            short_in_force: number | null;
         };
         ImportIn: {
             /**

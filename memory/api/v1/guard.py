@@ -89,6 +89,14 @@ class GuardSettingsOut(serializers.Serializer[Any]):
     highest = serializers.FloatField(allow_null=True)
     set_by = serializers.CharField(allow_null=True, help_text="Who set it last (from the audit trail).")
     set_at = serializers.DateTimeField(allow_null=True)
+    short = serializers.FloatField(
+        allow_null=True,
+        help_text="The model's own bar for a text of fewer than five words, whatever the threshold.",
+    )
+    short_in_force = serializers.FloatField(
+        allow_null=True,
+        help_text="What a text of fewer than five words must score: the short bar, or the threshold where higher.",
+    )
 
 
 class GuardSettingsIn(serializers.Serializer[Any]):
@@ -108,6 +116,8 @@ def _settings(detector: GuardDetectorSettings) -> dict[str, Any]:
         "highest": detector.highest,
         "set_by": detector.set_by,
         "set_at": detector.set_at,
+        "short": detector.short,
+        "short_in_force": detector.short_in_force,
     }
 
 
