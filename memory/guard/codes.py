@@ -222,13 +222,24 @@ def _dial_words() -> re.Pattern[str]:
     return re.compile("(?i)" + "|".join(re.escape(w) for w in words))
 
 
+_DIGITS_APART = re.compile(r"\d(?:(?: ?[-–] ?| )\d){2,}")
+
+
+def a_count(value: str) -> bool:
+    """Single digits apart that run up, down or stay ("2-3-4", "5 5 5"): a count, not a lock's dials ("a
+    combination of 2-3-4 factors"). The dials' rule and the learned tagger's candidates alike."""
+    if not _DIGITS_APART.fullmatch(value):
+        return False
+    digits = [int(c) for c in value if c.isdigit()]
+    return {b - a for a, b in itertools.pairwise(digits)} in ({1}, {-1}, {0})
+
+
 def keyed_dials(text: str) -> list[tuple[int, int]]:
     """Spans of a short lock's three dials keyed apart (``_DIALS``)."""
     spans = []
     for m in _DIALS.finditer(text):
         line_start = text.rfind("\n", 0, max(0, m.start() - 50)) + 1
-        digits = [int(c) for c in m.group() if c.isdigit()]
-        if {b - a for a, b in itertools.pairwise(digits)} in ({1}, {-1}, {0}):
+        if a_count(m.group()):
             continue  # "a combination of 2-3-4 factors": a count
         if _dial_words().search(text, max(line_start, m.start() - 50), m.start()):
             spans.append(m.span())

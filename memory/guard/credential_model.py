@@ -4,17 +4,19 @@ The rules of ``credentials.py`` and ``codes.py`` read the phrasings someone wrot
 people who never read them (bench/guard/HELDOUT.md) showed how many phrasings there are. This tagger
 reads the words around a candidate instead of a fixed phrasing::
 
-    text ──> the lexicon's phrases (credential, sign-in, code, lock words: ``lexicon._phrases``)
-         ──> candidates: each token within 6 before or 12 after the nearest phrase (digits said one by
-             one or in pairs, "7 3 9 1", are one token), the phrase itself left out
+    text ──> the lexicon's phrases (credential, sign-in, code, lock words, and what a password opens:
+             "Netflix", "router", "Plex": ``[thing]``, read by this tagger only; ``lexicon._phrases``)
+         ──> candidates: each token within 6 before or 12 after the nearest phrase (a thing's only where no
+             other phrase is in reach; digits said one by one or in pairs, "7 3 9 1", are one token), the
+             phrase itself left out
          ──> per candidate: hashed features of its shape ("Aa9!"), its length, what the rules think of
              it (plausible, strong), the three words before and two after, the nearest phrase's kind and
              distance
          ──> score = sigmoid(bias + Σ weight[crc32(feature) mod 2^18] / √(features))
          ──> a candidate at or above the threshold is redacted (rule ``password-learned``)
 
-A note with no credential, sign-in, code or lock word has no candidate: conversation pays one pass of the
-phrase automaton the rules make anyway. The weights (``data/credential_model.npz``) and their card
+A note with no credential, sign-in, code, lock or thing word has no candidate: conversation pays one pass of
+the phrase automaton the rules make anyway. The weights (``data/credential_model.npz``) and their card
 (``data/credential_model.json``: data, provenance, the threshold chosen by leaving each set out) are
 written by ``bench/guard/train_credentials.py``; the features are defined here only.
 """
@@ -31,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .codes import _HHMM, ALARM_WORDS, _a_secret_code, _not_secret
+from .codes import _HHMM, ALARM_WORDS, _a_secret_code, _not_secret, a_count
 from .credential_values import (
     _BRAND,
     _DATE,
@@ -123,28 +125,33 @@ def candidates(text: str) -> Iterator[tuple[int, list[tuple[int, int]], tuple[in
         reach.extend(range(lo, min(len(tokens), last + AFTER + 1)))
     for i in reach:
         s, e = tokens[i]
-        best: tuple[int, str, str] | None = None
-        between = (0, 0)  # the text between the nearest phrase and the candidate
-        phrase_start = 0
+        if _plain_word(text, s, e):
+            continue  # most of a note's words, the cheapest test first
+        # the nearest phrase, a thing's only where no credential, sign-in, code or lock word is in reach:
+        # "the password for the router: X" is read after "password"
+        nearest: dict[bool, tuple[tuple[int, str, str], tuple[int, int], int]] = {}
+        own = False
         lo = bisect.bisect_left(firsts, i - AFTER - 8)  # phrases that could be in reach
         for first, last, phrase, kind, p_start, p_end in placed[lo:]:
             if first > i + BEFORE:
                 break
             if p_start < e and s < p_end:
-                best = None  # the phrase's own word
+                own = True  # the phrase's own word
                 break
             distance = i - last if i > last else i - first
+            thing = kind == "thing"
             if (0 < distance <= AFTER or -BEFORE <= distance < 0) and (
-                best is None or abs(distance) < abs(best[0])
+                thing not in nearest or abs(distance) < abs(nearest[thing][0][0])
             ):
-                best = (distance, phrase, kind)
                 between = (p_end, s) if distance > 0 else (e, p_start)
-                phrase_start = p_start
-        if (
-            best is not None
-            and "\n\n" not in text[slice(*between)]
-            and _eligible(text, tokens, i, best, phrase_start, every)
-        ):
+                nearest[thing] = ((distance, phrase, kind), between, p_start)
+        chosen = None if own else nearest.get(False) or nearest.get(True)
+        if chosen is None:
+            continue
+        best, between, phrase_start = chosen
+        if best[2] == "thing" and not _shaped(text, s, e):
+            continue  # near a thing alone: "Netflix: bluejay4471", not "Monday" nor "Server 12"
+        if "\n\n" not in text[slice(*between)] and _eligible(text, tokens, i, best, phrase_start, every):
             yield i, tokens, best
 
 
@@ -179,6 +186,20 @@ _FILE_NAME = re.compile(
 _TIME_RANGE = re.compile(r"\d{1,2}[:.h]\d\d(?:\s*[-–]\s*\d{1,2}(?:[:.h]\d\d)?)?")
 
 
+def _plain_word(text: str, start: int, end: int) -> bool:
+    """A plain lower-case word not in quotes is no candidate: the rules' passphrases and lone words decide
+    those ("is easier")."""
+    s, e = _trim(text, start, end)
+    value = text[s:e]
+    return value.isalpha() and value.islower() and text[start] not in _OPEN
+
+
+def _shaped(text: str, start: int, end: int) -> bool:
+    """What a value near a thing alone must be: four characters or more, a digit or a sign among letters."""
+    s, e = _trim(text, start, end)
+    return e - s >= 4 and not text[s:e].isalpha()
+
+
 def _eligible(
     text: str,
     tokens: list[tuple[int, int]],
@@ -207,8 +228,6 @@ def _eligible(
         or _FILE_NAME.fullmatch(value)
     ):
         return False  # a brand, an address, a name or an assignment or a call in code ("max_length=128)")
-    if value.isalpha() and value.islower() and text[tokens[i][0]] not in _OPEN:
-        return False  # a plain word unquoted: the rules' passphrases and lone words decide ("is easier")
     if _TIME.fullmatch(value) and (previous in _TIME_BEFORE or best[1] in ALARM_WORDS):
         return False  # "on duty from 0800", "alarm: 0630"
     if _phone_before().search(text, max(0, s - 16), s) or _GROUPED_NUMBER.search(
@@ -225,15 +244,21 @@ def _eligible(
         return False  # what names another kind of number: "PO 4500182233", "order 88123"
     if value.isdigit() and previous in not_passwords("accounts"):
         return False  # an account's or a case's number: "account 55779911", "case 102345678901"
-    if _TIME_RANGE.fullmatch(value):
-        return False  # "breakfast 6:30-10"
+    if _TIME_RANGE.fullmatch(value) or a_count(value):
+        return False  # "breakfast 6:30-10"; "a combination of 2-3-4 factors": a count
     if value.isdigit() and any(
         _word(text, tokens[k]) in not_passwords("calling") for k in range(max(0, i - 4), i)
     ):
         return False  # a number to call
     if _YEAR.fullmatch(value) and previous in not_passwords("year_before"):
         return False  # "replaced in 2024", "since 1998"
-    return best[2] != "code" or _a_secret_code(text, phrase_start, phrase_start + len(best[1]), e)
+    if best[2] == "thing" and best[0] < 0:
+        return True  # a value before what it opens: "PurpleGiraffe9 on the Xbox"
+    # after a lone code word or a thing, what its neighbours call another kind of number: "the zip code is
+    # 02108", "the new build is safe: 2024 tests passed"
+    return best[2] not in ("code", "thing") or _a_secret_code(
+        text, phrase_start, phrase_start + len(best[1]), e
+    )
 
 
 def features(text: str, i: int, tokens: list[tuple[int, int]], nearest: tuple[int, str, str]) -> list[int]:

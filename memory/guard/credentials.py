@@ -477,6 +477,8 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
     signin_words: list[int] = []  # where sign-in and credential words end: an account after one is named
     phrases = list(_phrases(text))
     for start, end, phrase, kind in phrases:
+        if kind == "thing":
+            continue  # the tagger's anchor only (credential_model.candidates)
         if kind in ("signin", "credential"):
             signin_words.append(end)
         if kind in ("signin", "credential"):

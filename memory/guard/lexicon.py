@@ -100,8 +100,9 @@ def _lexicon() -> dict[str, dict[str, list[str]]]:
 # Tables of the data file that are kinds of word, not languages: a sign-in ("login", "ssh"), a numeric
 # code ("pin", "alarm code"), a word that names a credential only before a secret-shaped value ("key"), a
 # lone code word whose number is a code unless its neighbours name another kind ("code", "koden":
-# ``codes._a_secret_code``), a lock whose number after a link is its code ("bike lock: 0385").
-_KINDS = ("signin", "numeric", "weak", "code", "lock")
+# ``codes._a_secret_code``), a lock whose number after a link is its code ("bike lock: 0385"), a thing a
+# password opens, named alone ("Netflix", "router", "Plex": the tagger's anchors only).
+_KINDS = ("signin", "numeric", "weak", "code", "lock", "thing")
 
 # The lists of ``[numeric]`` whose words' codes have another shape than four to twelve digits: a code shape of
 # ``codes`` -> its list ("combination": "combo is 08-15-29", "grouped": "7QX4-M2PL-9KD3", "otp": "418 207").
@@ -160,11 +161,13 @@ def _lexicon_index() -> tuple[
     by_first: dict[str, list[tuple[str, str]]] = {}
     dense: list[tuple[str, str]] = []
     entries = [(w, "credential") for lang in languages for w in [*lang["words"], *lang.get("phrases", [])]]
-    entries += [(w, kind) for kind in _KINDS for w in lexicon[kind]["words"]]
+    entries += [(w, kind) for kind in _KINDS if kind != "thing" for w in lexicon[kind]["words"]]
     named = {w for w, _ in entries}  # a shape's word is a numeric word unless another table has it
     entries += [
         (w, "numeric") for shape in SHAPES.values() for w in lexicon["numeric"][shape] if w not in named
     ]
+    named = {w for w, _ in entries}  # a thing is one where no other table names the word (one kind a phrase)
+    entries += [(w, "thing") for w in dict.fromkeys(lexicon["thing"]["words"]) if w not in named]
     for phrase, kind in sorted(set(entries), key=lambda e: -len(e[0])):
         first = _WORD.match(phrase)
         if first is None or first.end() == 0 or (not phrase.isascii() and not _SPACED.search(phrase)):
