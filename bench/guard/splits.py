@@ -503,10 +503,14 @@ PROSE_SETS = (
         "heldout40",
         "session 42: the whole range with the plain brief, 60% English and 30 other languages, by a twenty-fourth helper after 03eca23; measured by 2f8f71d, the working tree of the prose changes and as shipped, never read: **blind**",
     ),
+    (
+        "heldout41",
+        "session 43: the whole range, 60% English and 26 other languages, by a twenty-fifth helper after 35df74c; measured by bdb548f (the session's start) and by 35df74c, never read: **blind**",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout34", "heldout35", "heldout39", "heldout40")
+BLIND_PROSE = ("heldout34", "heldout35", "heldout39", "heldout40", "heldout41")
 
 
 def credential_notes() -> list[Item]:
