@@ -39,6 +39,10 @@ from memory.guard import guard_redact
         ("Portail de l'immeuble : tapez 48213 puis la clé", "48213"),
         ("the safe in our cabin, I set it to 60417", "60417"),
         ("armadietto della palestra: ho messo 2846, non dimenticarlo", "2846"),
+        # a credential word with its language's endings (session 43): Turkish's possessive and object
+        ("ofis yazıcısının şifresini Mavi.Kuş.2025 yaptım", "Mavi.Kuş.2025"),
+        ("Pankkikortin tunnusluku on 5129, älä kerro kenellekään", "5129"),
+        ("парольну фразу для сейфа змінили: зелений кіт спить на даху", "зелений кіт спить на даху"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
@@ -71,6 +75,9 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "I set the thermostat to 2100 for the night",
         "Das Passwort der Freigabe ist hoofdlettergevoelig",
         "Hasło: nieznane",
+        "Şifremi unuttum, yenisini e-postayla gönderdiler.",
+        "Şifreni kimseyle paylaşma, banka asla sormaz.",
+        "Tunnusluku vaihdettiin pankissa eilen.",
     ],
 )
 def test_close_ordinary_notes_stay(text: str) -> None:
