@@ -363,16 +363,20 @@ def spoken_digits(text: str) -> list[tuple[int, int]]:
     run: list[tuple[int, int, int]] = []  # (start, end, digit)
 
     def close() -> None:
-        digits = [d for _, _, d in run]
-        steps = {b - a for a, b in itertools.pairwise(digits)}
-        if len(run) >= 4 and steps not in ({1}, {-1}, {0}) and not _named_otherwise(text, run[0][0]):
-            spans.append((run[0][0], run[-1][1]))
+        if len(run) >= 4:
+            steps = {b[2] - a[2] for a, b in itertools.pairwise(run)}
+            if steps not in ({1}, {-1}, {0}) and not _named_otherwise(text, run[0][0]):
+                spans.append((run[0][0], run[-1][1]))
         run.clear()
 
     for m in _SPOKEN_TOKEN.finditer(text):
         digit = words.get(m.group().lower())
-        joined = bool(run) and _SPOKEN_GAP.fullmatch(text, run[-1][1], m.start()) is not None
-        if digit is None or (run and not joined):
+        if not run:  # most of a text's words: no run to join or to close
+            if digit is not None:
+                run.append((m.start(), m.end(), digit))
+            continue
+        joined = _SPOKEN_GAP.fullmatch(text, run[-1][1], m.start()) is not None
+        if digit is None or not joined:
             close()
         if digit is not None:
             run.append((m.start(), m.end(), digit))

@@ -297,6 +297,8 @@ def find_password_shaped(text: str) -> list[tuple[int, int]]:
     each whitespace-separated token, its quotes, brackets and sentence punctuation trimmed, checked whole."""
     spans = []
     for m in _TOKEN.finditer(text):
+        if m.end() - m.start() < 8:
+            continue  # most words; trimming only shortens a token
         s, e = _trim(text, m.start(), m.end())
         if e - s < 8 or e - s > 40 or not _SHAPED.fullmatch(text, s, e):
             continue
