@@ -505,7 +505,7 @@ PROSE_SETS = (
     ),
     (
         "heldout41",
-        "session 43: the whole range, 60% English and 26 other languages, by a twenty-fifth helper after 35df74c; measured by bdb548f (the session's start) and by 35df74c, never read: **blind**",
+        "session 43: the whole range, 60% English and 26 other languages, by a twenty-fifth helper after 35df74c; measured by bdb548f (the session's start), by 35df74c and by the two trees after it, never read: **blind**",
     ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
