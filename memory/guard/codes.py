@@ -225,13 +225,15 @@ def _dial_words() -> re.Pattern[str]:
 _DIGITS_APART = re.compile(r"\d(?:(?: ?[-–] ?| )\d){2,}")
 
 
+def _counting(digits: list[int]) -> bool:
+    """Digits that run up, down or stay ("1 2 3 4", "5 4 3", "0 0 0 0"): a count, not a code."""
+    return {b - a for a, b in itertools.pairwise(digits)} in ({1}, {-1}, {0})
+
+
 def a_count(value: str) -> bool:
     """Single digits apart that run up, down or stay ("2-3-4", "5 5 5"): a count, not a lock's dials ("a
     combination of 2-3-4 factors"). The dials' rule and the learned tagger's candidates alike."""
-    if not _DIGITS_APART.fullmatch(value):
-        return False
-    digits = [int(c) for c in value if c.isdigit()]
-    return {b - a for a, b in itertools.pairwise(digits)} in ({1}, {-1}, {0})
+    return _DIGITS_APART.fullmatch(value) is not None and _counting([int(c) for c in value if c.isdigit()])
 
 
 def keyed_dials(text: str) -> list[tuple[int, int]]:
@@ -342,9 +344,7 @@ def keyed_digits(text: str) -> list[tuple[int, int]]:
     for m in _KEYED.finditer(text):
         if _named_otherwise(text, m.start()):
             continue
-        digits = [int(c) for c in m.group() if c.isdigit()]
-        steps = {b - a for a, b in itertools.pairwise(digits)}
-        if steps in ({1}, {-1}, {0}):  # "1 2 3 4 5", "5 4 3 2 1", "0 0 0 0"
+        if _counting([int(c) for c in m.group() if c.isdigit()]):  # "1 2 3 4 5", "5 4 3 2 1", "0 0 0 0"
             continue
         spans.append(m.span())
     return spans
@@ -363,10 +363,8 @@ def spoken_digits(text: str) -> list[tuple[int, int]]:
     run: list[tuple[int, int, int]] = []  # (start, end, digit)
 
     def close() -> None:
-        if len(run) >= 4:
-            steps = {b[2] - a[2] for a, b in itertools.pairwise(run)}
-            if steps not in ({1}, {-1}, {0}) and not _named_otherwise(text, run[0][0]):
-                spans.append((run[0][0], run[-1][1]))
+        if len(run) >= 4 and not _counting([d for _, _, d in run]) and not _named_otherwise(text, run[0][0]):
+            spans.append((run[0][0], run[-1][1]))
         run.clear()
 
     for m in _SPOKEN_TOKEN.finditer(text):

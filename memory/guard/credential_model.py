@@ -125,8 +125,12 @@ def candidates(text: str) -> Iterator[tuple[int, list[tuple[int, int]], tuple[in
         reach.extend(range(lo, min(len(tokens), last + AFTER + 1)))
     for i in reach:
         s, e = tokens[i]
-        if _plain_word(text, s, e):
-            continue  # most of a note's words, the cheapest test first
+        ts, te = _trim(text, s, e)
+        value = text[ts:te]
+        if value.isalpha() and value.islower() and text[s] not in _OPEN:
+            # a plain lower-case word unquoted, most of a note's words, the cheapest test first: the rules'
+            # passphrases and lone words decide those ("is easier")
+            continue
         # the nearest phrase, a thing's only where no credential, sign-in, code or lock word is in reach:
         # "the password for the router: X" is read after "password"
         nearest: dict[bool, tuple[tuple[int, str, str], tuple[int, int], int]] = {}
@@ -149,8 +153,10 @@ def candidates(text: str) -> Iterator[tuple[int, list[tuple[int, int]], tuple[in
         if chosen is None:
             continue
         best, between, phrase_start = chosen
-        if best[2] == "thing" and not _shaped(text, s, e):
-            continue  # near a thing alone: "Netflix: bluejay4471", not "Monday" nor "Server 12"
+        if best[2] == "thing" and (len(value) < 4 or value.isalpha()):
+            # near a thing alone, four characters or more with a digit or a sign: "Netflix: bluejay4471", not
+            # "Monday" nor "Server 12"
+            continue
         if "\n\n" not in text[slice(*between)] and _eligible(text, tokens, i, best, phrase_start, every):
             yield i, tokens, best
 
@@ -184,20 +190,6 @@ _FILE_NAME = re.compile(
     re.IGNORECASE,
 )
 _TIME_RANGE = re.compile(r"\d{1,2}[:.h]\d\d(?:\s*[-–]\s*\d{1,2}(?:[:.h]\d\d)?)?")
-
-
-def _plain_word(text: str, start: int, end: int) -> bool:
-    """A plain lower-case word not in quotes is no candidate: the rules' passphrases and lone words decide
-    those ("is easier")."""
-    s, e = _trim(text, start, end)
-    value = text[s:e]
-    return value.isalpha() and value.islower() and text[start] not in _OPEN
-
-
-def _shaped(text: str, start: int, end: int) -> bool:
-    """What a value near a thing alone must be: four characters or more, a digit or a sign among letters."""
-    s, e = _trim(text, start, end)
-    return e - s >= 4 and not text[s:e].isalpha()
 
 
 def _eligible(

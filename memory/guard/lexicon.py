@@ -166,7 +166,7 @@ def _lexicon_index() -> tuple[
     entries += [
         (w, "numeric") for shape in SHAPES.values() for w in lexicon["numeric"][shape] if w not in named
     ]
-    named = {w for w, _ in entries}  # a thing is one where no other table names the word (one kind a phrase)
+    named.update(w for w, _ in entries)  # a thing is one no other table names (one kind a phrase)
     entries += [(w, "thing") for w in dict.fromkeys(lexicon["thing"]["words"]) if w not in named]
     for phrase, kind in sorted(set(entries), key=lambda e: -len(e[0])):
         first = _WORD.match(phrase)
