@@ -71,7 +71,11 @@ DIMENSIONS = 1 << 18
 BEFORE, AFTER = 6, 12  # tokens around a phrase that are candidates
 MAX_CANDIDATES = 400  # distinct contexts scored in one text (a note's first 400); the rules read all of it
 MAX_CHARACTERS = 32_000  # of a text the tagger reads; the rules read all of it
-_CANDIDATE = re.compile(r"\d(?: \d){3,7}(?! ?\d)|\d\d(?: \d\d){2,3}(?! ?\d)|[^\s，。、；！？]+")
+# A candidate: digits said one by one or in pairs, or what stands between spaces and CJK punctuation (a full-width
+# colon, bracket or quote ends a token as a space does: "仮パスワード「Fuji#Yama3776」を発行", "口令：熊猫在竹林里睡觉").
+_CANDIDATE = re.compile(
+    r"\d(?: \d){3,7}(?! ?\d)|\d\d(?: \d\d){2,3}(?! ?\d)|[^\s，。、；！？：「」『』（）【】]+"
+)
 _OTHER_TICKET = re.compile(r"[A-Z]{1,5}(?:-[A-Z0-9]{1,8}){1,4}")
 # Shapes of what is rarely a password, each a feature of its own name
 _NAMED_SHAPES = {
@@ -162,7 +166,9 @@ def candidates(text: str) -> Iterator[tuple[int, list[tuple[int, int]], tuple[in
 
 
 _ASSIGNED = re.compile(r"[=()\[\]{}]")  # an assignment or a call in code: "max_length=128)", "f(x)"
-_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")  # a name in code: "login_not_required"
+# A name in code ("login_not_required") or a password of words joined ("sparrow_in_the_rain", "zayka_lisa_2020"):
+# a feature, where the tagger's neighbours tell the two apart (session 44: an exclusion until then).
+_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 _TIME = re.compile(_HHMM.pattern + r"|\d{1,2}[:.h][0-5]\d")  # "0800", "8:00", "8h00"
 _TIME_BEFORE = frozenset({"from", "at", "until", "till", "by", "before", "after", "since", "around", "um", "ab",
                           "bis", "à", "dès", "jusqu'à", "a", "às", "alle", "om", "kl", "kl."})  # fmt: skip
@@ -201,8 +207,8 @@ def _eligible(
     phrases: list[tuple[int, int, str, str]],
 ) -> bool:
     """What the rules know is no password stays out of the tagger's reach: a brand ("1Password", "Disney+"),
-    an address ("http://..."), a file's name ("Q3-Audit_7741.zip"), a name, an assignment or a call in code ("login_not_required",
-    "max_length=128)"), a plain lower-case word not in quotes, a time after its preposition or an alarm's
+    an address ("http://..."), a file's name ("Q3-Audit_7741.zip"), an assignment or a call in code
+    ("max_length=128)"), a plain lower-case word not in quotes, a time after its preposition or an alarm's
     word ("on duty from 0800", "alarm: 0630"), a telephone's, an account's or a thing's number ("内線 2214",
     "+44 7700 900 655", "account 55779911", "saksnr. 662871"), a number to call, a network's or a device's
     name ("SSIDは Buffalo-G-4F2A", "xiaomi_5G"), a time range, a year after "in", and what follows a lone
@@ -214,7 +220,6 @@ def _eligible(
     if (
         _BRAND.fullmatch(value)
         or "://" in value
-        or _SNAKE.fullmatch(value)
         or _ASSIGNED.search(value)
         or _VERSION.fullmatch(value)  # a version, an IP address: "v3.2.0", "10.0.8.21"
         or _FILE_NAME.fullmatch(value)
@@ -282,6 +287,7 @@ def features(text: str, i: int, tokens: list[tuple[int, int]], nearest: tuple[in
             "desc": low in _describing() or _DESCRIBING.match(low) is not None,
             "ticket": bool(_TICKET.fullmatch(value) or _OTHER_TICKET.fullmatch(value)),
             "lowerword": value.isalpha() and value.islower(),
+            "snake": _SNAKE.fullmatch(value) is not None,
             "version_date": bool(_VERSION.fullmatch(value) or _DATE.fullmatch(value)),
             "q": text[tokens[i][0] : tokens[i][0] + 1] in "\"'“‘«`",
         }
