@@ -117,13 +117,13 @@ BASELINE = "e0e5461"  # the last commit before issue 19: the guard as it was (ru
 
 
 SESSION_START = "29d045f"  # the guard before session 34's changes to passwords in prose
-LAST_SESSION = "2f8f71d"  # the guard before session 42's changes (heldout40 was written then, blind)
-THIS_SESSION = "bdb548f"  # the guard before session 43's changes (the tagger's things)
+LAST_SESSION = "bdb548f"  # the guard before session 43's changes (the tagger's things)
+THIS_SESSION = "5af94be"  # the guard before session 44's changes (joined words, CJK punctuation, less L2)
 
 
 def prose_table(lines: list[str]) -> None:
     """Each prose set: recall and ordinary notes altered by the guard before session 34's changes, before
-    session 42's, before session 43's, the rules now, and now with the learned
+    session 43's, before session 44's, the rules now, and now with the learned
     tagger (trained on every set but ``BLIND_PROSE``: its figure on the others is the training data's;
     the card of bench/guard/train_credentials.py holds each set's left-out figure), paired."""
 

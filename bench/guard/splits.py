@@ -507,10 +507,14 @@ PROSE_SETS = (
         "heldout41",
         "session 43: the whole range, 60% English and 26 other languages, by a twenty-fifth helper after 35df74c; measured by bdb548f (the session's start), by 35df74c and by the two trees after it, never read: **blind**",
     ),
+    (
+        "heldout42",
+        "session 44: the whole range, 60% English and 29 other languages, by a twenty-sixth helper after 0d8e5f5 (every change of the session made), with a brief that asked for the hard phrasings (the value before its word, spelled out, split over a line, typos, tables, other grammars); measured by 5af94be (the session's start) and as shipped, never read: **blind**",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout34", "heldout35", "heldout39", "heldout40", "heldout41")
+BLIND_PROSE = ("heldout34", "heldout35", "heldout39", "heldout40", "heldout41", "heldout42")
 
 
 def credential_notes() -> list[Item]:
