@@ -224,7 +224,7 @@ def _eligible(
         or _VERSION.fullmatch(value)  # a version, an IP address: "v3.2.0", "10.0.8.21"
         or _FILE_NAME.fullmatch(value)
     ):
-        return False  # a brand, an address, a name or an assignment or a call in code ("max_length=128)")
+        return False  # a brand, an address, an assignment or a call in code ("max_length=128)"), a file
     if _TIME.fullmatch(value) and (previous in _TIME_BEFORE or best[1] in ALARM_WORDS):
         return False  # "on duty from 0800", "alarm: 0630"
     if _phone_before().search(text, max(0, s - 16), s) or _GROUPED_NUMBER.search(

@@ -1,0 +1,15 @@
+"""Assertions the guard's tests share."""
+
+from __future__ import annotations
+
+from memory.guard import guard_redact
+from memory.guard.credential_model import RULE, rules_only
+
+
+def assert_found_by_the_tagger_alone(text: str, secret: str) -> None:
+    """No phrasing rule reads ``text``; the learned tagger removes ``secret``, and only it redacts."""
+    with rules_only():
+        assert guard_redact(text) == (text, ())  # no rule names this phrasing
+    stored, redactions = guard_redact(text)
+    assert secret not in stored
+    assert [r.rule for r in redactions] == [RULE]
