@@ -511,10 +511,22 @@ PROSE_SETS = (
         "heldout42",
         "session 44: the whole range, 60% English and 29 other languages, by a twenty-sixth helper after 0d8e5f5 (every change of the session made), with a brief that asked for the hard phrasings (the value before its word, spelled out, split over a line, typos, tables, other grammars); measured by 5af94be (the session's start) and as shipped, never read: **blind**",
     ),
+    (
+        "heldout43",
+        "session 45: the hard phrasings, 60% English and 27 other languages (the value before its word or far after it, plain words, spelled-out digits, locks and safes with no code word, tables, typos, dialogues), by a twenty-seventh helper before the session's changes; measured once by b7951f7 (the session's start), then read",
+    ),
+    (
+        "heldout44",
+        "session 45: the hard phrasings, 70% in 32 other languages (their words and abbreviations, spelled-out and CJK digits), by a twenty-eighth helper before the session's changes; measured once by b7951f7, then read",
+    ),
+    (
+        "heldout45",
+        "session 45: the whole range with heldout42's brief (the hard phrasings), 60% English and 34 other languages, by a twenty-ninth helper before the session's changes; measured by b7951f7 (the session's start) and as shipped, never read: **blind**",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout34", "heldout35", "heldout39", "heldout40", "heldout41", "heldout42")
+BLIND_PROSE = ("heldout34", "heldout35", "heldout39", "heldout40", "heldout41", "heldout42", "heldout45")
 
 
 def credential_notes() -> list[Item]:
@@ -581,6 +593,9 @@ def directives(part_name: str) -> list[Item]:
 # once by 2f8f71d and 03eca23 (train14: 0.388 and 0.392; train15: 0.225 and 0.246, its other languages 0.148
 # and 0.171), then joined them. ``heldout16``, written with the plain
 # brief after 03eca23, is blind beside the others.
+# Session 45: ``train16`` (false authorisation weighed most, 100 of 240 attacks; half in 30 other languages) was
+# written before the session's changes, measured once by b7951f7 (0.713; false authorisation 0.510), then joined
+# them; ``heldout17``, written with the plain brief at the same time, is blind beside the others (b7951f7: 0.858).
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -606,8 +621,9 @@ WRITTEN_DIRECTIVES = (
     "train13",
     "train14",
     "train15",
+    "train16",
 )
-BLIND_DIRECTIVES = ("heldout8", "heldout13", "heldout14", "heldout15", "heldout16")
+BLIND_DIRECTIVES = ("heldout8", "heldout13", "heldout14", "heldout15", "heldout16", "heldout17")
 
 
 def written_directives() -> list[Item]:
