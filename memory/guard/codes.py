@@ -21,6 +21,7 @@ import bisect
 import functools
 import itertools
 import re
+from collections.abc import Callable, Iterator
 
 from .lexicon import (
     _CLAUSE_MAX,
@@ -31,9 +32,12 @@ from .lexicon import (
     _lexicon,
     _link_at,
     _lower,
+    _phrases,
     _tokens,
     _trim,
+    glued_digits,
     not_passwords,
+    number_word_languages,
     number_words,
     thing_number,
 )
@@ -352,31 +356,80 @@ def keyed_digits(text: str) -> list[tuple[int, int]]:
 
 _SPOKEN_TOKEN = re.compile(r"[^\s\d,،、。，：…–—.!?;:()\[\]{}\"“”«»/-]+")  # a word, its marks too ("सात")
 _SPOKEN_GAP = re.compile(r"[\s,،、，…–—-]*")
+_QUOTES = "'‘’`"
+_SPOKEN_NEAR = 60  # characters before a run of three, or a glued run, where its word must end
+_SPOKEN_KINDS = frozenset({"credential", "numeric", "code", "lock"})
+_COUNTED = re.compile(r"[年月日号號番回次个個人元円岁歳位名件台条條]")  # "二〇二四年": a year, not a code
 
 
 def spoken_digits(text: str) -> list[tuple[int, int]]:
-    """Spans of codes said digit by digit in words, four or more apart by spaces, commas or dashes only
-    ("deux, huit, zéro, cinq", "four seven seven two", "सात, तीन, एक, नौ"); not a count ("one, two, three,
-    four") nor one digit repeated."""
+    """Spans of codes said digit by digit in words (``data/number_words.toml``): four or more apart by spaces,
+    commas or dashes only ("deux, huit, zéro, cinq", "four seven seven two", "सात, तीन, एक, नौ"); three of one
+    language after a credential's, a code's or a lock's word ("Lucchetto armadietto palestra tre-sei-nove"); four
+    or more glued, one character each, after such a word ("金庫の番号、五七二八", "비번 칠사공일"). Not a count
+    ("one, two, three, four"), nor one digit repeated, nor a number another word names."""
     words = number_words()
-    spans = []
-    run: list[tuple[int, int, int]] = []  # (start, end, digit)
+    spans: list[tuple[int, int]] = []
+    run: list[tuple[int, int, int, str]] = []  # (start, end, digit, word)
+    after_word = _after_code_word(text)
 
     def close() -> None:
-        if len(run) >= 4 and not _counting([d for _, _, d in run]) and not _named_otherwise(text, run[0][0]):
-            spans.append((run[0][0], run[-1][1]))
+        digits = [d for _, _, d, _ in run]
+        if len(run) >= 3 and not _counting(digits) and not _named_otherwise(text, run[0][0]):
+            one_language = functools.reduce(
+                frozenset.intersection, (number_word_languages()[w] for _, _, _, w in run)
+            )
+            if len(run) >= 4 or (one_language and after_word(run[0][0])):
+                spans.append((run[0][0], run[-1][1]))
         run.clear()
 
     for m in _SPOKEN_TOKEN.finditer(text):
-        digit = words.get(m.group().lower())
-        if not run:  # most of a text's words: no run to join or to close
+        word = m.group().lower()
+        digit = words.get(word)
+        if digit is None and not run and word[0] not in _QUOTES:
+            continue  # most of a text's words: no digit, no run to join or to close
+        start, end = m.span()
+        if word[0] in _QUOTES or word[-1] in _QUOTES:  # "'five five oh two'": the quotes are no part of it
+            start += len(word) - len(word.lstrip(_QUOTES))
+            word = word.strip(_QUOTES)
+            end = start + len(word)
+            digit = words.get(word)
+        if not run:
             if digit is not None:
-                run.append((m.start(), m.end(), digit))
+                run.append((start, end, digit, word))
             continue
-        joined = _SPOKEN_GAP.fullmatch(text, run[-1][1], m.start()) is not None
+        joined = _SPOKEN_GAP.fullmatch(text, run[-1][1], start) is not None
         if digit is None or not joined:
             close()
         if digit is not None:
-            run.append((m.start(), m.end(), digit))
+            run.append((start, end, digit, word))
     close()
-    return spans
+    if not text.isascii():  # glued digits are ideographs or Hangul
+        spans.extend(_glued(text, after_word))
+    return sorted(spans)
+
+
+def _glued(text: str, after_word: Callable[[int], bool]) -> Iterator[tuple[int, int]]:
+    """Runs of one-character digits ("番号、五七二八だよ", "비번 칠사공일이래"), after a code's word."""
+    for m in glued_digits().finditer(text):
+        digits = [number_words()[c] for c in m.group()]
+        if _COUNTED.match(text, m.end()) or _counting(digits) or not after_word(m.start()):
+            continue
+        if not _named_otherwise(text, m.start()):
+            yield m.span()
+
+
+def _after_code_word(text: str) -> Callable[[int], bool]:
+    """Whether a credential's, a code's or a lock's word of the lexicon ends within ``_SPOKEN_NEAR`` characters
+    before a position, in its clause; the text's phrases are found once, on the first question."""
+
+    @functools.cache
+    def ends() -> list[int]:
+        return sorted(e for _, e, _, kind in _phrases(_lower(text)) if kind in _SPOKEN_KINDS)
+
+    def after(position: int) -> bool:
+        found = ends()
+        i = bisect.bisect_right(found, position) - 1
+        return i >= 0 and position - found[i] <= _SPOKEN_NEAR and _clause_start(text, position) <= found[i]
+
+    return after

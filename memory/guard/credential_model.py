@@ -302,6 +302,14 @@ def features(text: str, i: int, tokens: list[tuple[int, int]], nearest: tuple[in
                 names.append(f"p{k}:^")
         for k in (1, 2):
             names.append(f"n{k}:{_word(text, tokens[i + k])}" if i + k < len(tokens) else f"n{k}:$")
+        # a name in code among others ("call send_reset_email then mark_token_used"), where a password of words
+        # joined stands alone ("пароль от роутера kotik_murzik_2019")
+        if any(
+            _SNAKE.fullmatch(_word(text, tokens[k]))
+            for k in (i - 2, i - 1, i + 1, i + 2)
+            if 0 <= k < len(tokens)
+        ):
+            names.append("snake_near")
         after = text[e : e + 1]
         names.append("nx:" + ("end" if not text[e:].strip() else after))
     return sorted({_hash(name) for name in names})

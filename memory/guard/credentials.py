@@ -47,6 +47,7 @@ from .codes import (
 from .credential_values import (
     _BRAND,
     _KEY_COMBO,
+    _VERSION,
     _a_name,
     _cjk_numbered,
     _lettered,
@@ -335,7 +336,7 @@ _BEFORE_AS = re.compile(
 def _value_before(text: str, word_start: int) -> tuple[int, int] | None:
     m = _BEFORE_AS.search(text, max(0, word_start - 100), word_start)
     if m is None:
-        return None
+        return _value_opening(text, word_start)
     if m.group(1) is not None:
         value = m.group(1)
         return m.span(1) if " " in value.strip() or plausible(value) else None
@@ -343,6 +344,50 @@ def _value_before(text: str, word_start: int) -> tuple[int, int] | None:
     return (
         (s, e) if strong(text[s:e]) and not _BRAND.fullmatch(text[s:e]) else None
     )  # "1Password as the password manager"
+
+
+_MAX_SMALL_WORDS = 5  # small words between a value that opens its clause and the credential word
+_PAUSE = frozenset(
+    {"—", "–", "-"}
+)  # a comma is not one: "MOVISTAR_5A2C, la clave está en el router" names a network
+
+
+def _value_opening(text: str, word_start: int) -> tuple[int, int] | None:
+    """A value that opens its clause, then only small words (any language's stopwords and links, a dash) before
+    the credential word: "Kotik2021 — это пароль от дачи", "cajueiro123 — essa é a senha do wi-fi",
+    "Übrigens, Sonnenblume2022 — so lautet das WLAN-Passwort". Only a value that looks like a secret on its own
+    (letters with a digit, or ``stronger``): "Reset your password" and "Office_5G, the password is at the desk"
+    are talk."""
+    clause = _clause_start(text, word_start)
+    tokens = list(_TOKEN.finditer(text, max(clause, word_start - 100), word_start))
+    small = _small_words()
+    k = len(tokens) - 1
+    while k >= 0 and len(tokens) - 1 - k < _MAX_SMALL_WORDS:
+        word = tokens[k].group().lower()
+        if word not in small and word not in _PAUSE:
+            break
+        k -= 1
+    if k < 0 or k == len(tokens) - 1 or len(tokens) - 1 - k > _MAX_SMALL_WORDS:
+        return None
+    opening = (k == 0 and tokens[0].start() - clause < 3) or (
+        k > 0 and (tokens[k - 1].group()[-1:] in ",:" or tokens[k - 1].group() in _PAUSE)
+    )
+    s, e = _trim(text, *tokens[k].span())
+    value = text[s:e]
+    if not opening or tokens[k].group()[-1] in ",،，、;" or not value[:1].isalnum():
+        return None  # an item of a list, or a question ("¿Olvidaste tu contraseña?")
+    if not (_lettered(value) or stronger(value)) or _BRAND.fullmatch(value) or _VERSION.fullmatch(value):
+        return None
+    return s, e
+
+
+@functools.cache
+def _small_words() -> frozenset[str]:
+    """Every language's stopwords (stopwords-iso) and the lexicon's links: what may stand between a value and its
+    word ("это", "essa é a", "so lautet das")."""
+    import stopwordsiso
+
+    return foreign_stopwords(frozenset(stopwordsiso.langs())) | _lexicon_index()[2]
 
 
 _LISTED_ITEM = re.compile(r"[^,;\n(]{1,80}")  # an item of a list, to its comma

@@ -57,16 +57,46 @@ def not_passwords(kind: str) -> frozenset[str]:
 
 
 @functools.cache
+def _number_tables() -> dict[str, Any]:
+    with NUMBER_WORDS.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+@functools.cache
 def number_words() -> dict[str, int]:
     """Each language's words for the digits (``data/number_words.toml``), word -> digit."""
-    with NUMBER_WORDS.open("rb") as handle:
-        tables = tomllib.load(handle)
     return {
         word: digit
-        for table in tables.values()
+        for table in _number_tables().values()
         for digit, words in enumerate(table["digits"])
         for word in words
     }
+
+
+@functools.cache
+def number_word_languages() -> dict[str, frozenset[str]]:
+    """Word -> the languages (``data/number_words.toml``'s tables) whose word for a digit it is: "to" is
+    Norwegian's two, "do" Hindi's typed in Latin letters, "one" English's."""
+    languages: dict[str, set[str]] = {}
+    for language, table in _number_tables().items():
+        for words in table["digits"]:
+            for word in words:
+                languages.setdefault(word, set()).add(language)
+    return {word: frozenset(found) for word, found in languages.items()}
+
+
+@functools.cache
+def glued_digits() -> re.Pattern[str]:
+    """Four to eight digits of one character each, ideographs or Hangul, in a row ("五三九二零一", "칠사공일"); not
+    kana ("に", "ご" are particles and words as often)."""
+    chars = "".join(
+        sorted(
+            w
+            for w in number_words()
+            if len(w) == 1 and ("\u4e00" <= w <= "\u9fff" or "\uac00" <= w <= "\ud7a3" or w == "〇")
+        )
+    )
+    return re.compile(f"[{re.escape(chars)}]{{4,8}}")
 
 
 def thing_number(words: list[str]) -> bool:

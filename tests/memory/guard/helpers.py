@@ -13,3 +13,11 @@ def assert_found_by_the_tagger_alone(text: str, secret: str) -> None:
     stored, redactions = guard_redact(text)
     assert secret not in stored
     assert [r.rule for r in redactions] == [RULE]
+
+
+def assert_found_by_the_rules_alone(text: str, secret: str) -> None:
+    """With the learned tagger held off, a phrasing rule removes ``secret`` from ``text``."""
+    with rules_only():
+        stored, redactions = guard_redact(text)
+    assert secret not in stored
+    assert redactions
