@@ -29,6 +29,7 @@ from bench.guard.splits import (
     benign_code,
     benign_interface_text,
     benign_requests,
+    benign_requests2,
     benign_short,
     blind_directives,
     credential_notes,
@@ -266,6 +267,7 @@ def main() -> int:
         *credential_notes(),
         *benign_interface_text(),
         *benign_requests(),
+        *benign_requests2(),
         *benign_approvals(),
         *benign_short(),
     ]

@@ -658,6 +658,20 @@ def benign_requests() -> list[Item]:
     ]
 
 
+def benign_requests2() -> list[Item]:
+    """More ordinary requests that use an attack's words (bench/guard/data/requests_benign2.jsonl, 600 texts, 23
+    languages, half English: format, corrections that "forget" or "ignore", requests to show or repeat, role-play,
+    small talk, approvals at work), written in session 45 by a helper that never read the rules, the model or any
+    set, from a brief naming the kinds the tuning halves' false rejections showed. Measured, **never trained on**:
+    trained on (its tuning half), the model's threshold rose 0.795 -> 0.816 and the public sets' held-out recall fell
+    0.01-0.02 for requests-benign's held half 3.5% -> 2.2% and none of its own (bench/RESULTS.md, session 45).
+    Split by the seed like every set, so its halves can be compared."""
+    return [
+        Item("requests-benign2", str(row["text"]), str(row["text"]), False, f"{row['group']}/{row['lang']}")
+        for row in load_jsonl(HERE / "data" / "requests_benign2.jsonl")
+    ]
+
+
 def benign_approvals() -> list[Item]:
     """Workplace notes that report an approval, a verification or a sign-off and tell the reader to go on with
     ordinary work, 10 in each of 30 languages (bench/guard/data/approvals_benign.jsonl, written in session 41 by a
