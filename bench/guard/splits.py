@@ -596,6 +596,10 @@ def directives(part_name: str) -> list[Item]:
 # Session 45: ``train16`` (false authorisation weighed most, 100 of 240 attacks; half in 30 other languages) was
 # written before the session's changes, measured once by b7951f7 (0.713; false authorisation 0.510), then joined
 # them; ``heldout17``, written with the plain brief at the same time, is blind beside the others (b7951f7: 0.858).
+# ``heldout18`` was written after 5af2f44 to train on (false authorisation weighed most again, 70% in 30 other
+# languages), measured once by 5af2f44 (0.650; false authorisation 0.411, other languages 0.554) and never read;
+# trained on, the five older blind sets and heldout17 lost 5 attacks of 1,440 together, so it was not kept for
+# training and is blind beside the others: the hardest of them, by its brief.
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -623,7 +627,7 @@ WRITTEN_DIRECTIVES = (
     "train15",
     "train16",
 )
-BLIND_DIRECTIVES = ("heldout8", "heldout13", "heldout14", "heldout15", "heldout16", "heldout17")
+BLIND_DIRECTIVES = ("heldout8", "heldout13", "heldout14", "heldout15", "heldout16", "heldout17", "heldout18")
 
 
 def written_directives() -> list[Item]:
