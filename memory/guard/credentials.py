@@ -347,9 +347,8 @@ def _value_before(text: str, word_start: int) -> tuple[int, int] | None:
 
 
 _MAX_SMALL_WORDS = 5  # small words between a value that opens its clause and the credential word
-_PAUSE = frozenset(
-    {"—", "–", "-"}
-)  # a comma is not one: "MOVISTAR_5A2C, la clave está en el router" names a network
+# A dash between them; a comma is none: "MOVISTAR_5A2C, la clave está en el router" names a network.
+_PAUSE = frozenset({"—", "–", "-"})
 
 
 def _value_opening(text: str, word_start: int) -> tuple[int, int] | None:
@@ -367,8 +366,8 @@ def _value_opening(text: str, word_start: int) -> tuple[int, int] | None:
         if word not in small and word not in _PAUSE:
             break
         k -= 1
-    if k < 0 or k == len(tokens) - 1 or len(tokens) - 1 - k > _MAX_SMALL_WORDS:
-        return None
+    if k < 0 or k == len(tokens) - 1:
+        return None  # nothing before the small words, or no small word at all
     opening = (k == 0 and tokens[0].start() - clause < 3) or (
         k > 0 and (tokens[k - 1].group()[-1:] in ",:" or tokens[k - 1].group() in _PAUSE)
     )
