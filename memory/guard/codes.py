@@ -32,7 +32,6 @@ from .lexicon import (
     _lexicon,
     _link_at,
     _lower,
-    _phrases,
     _tokens,
     _trim,
     glued_digits,
@@ -362,25 +361,26 @@ _SPOKEN_KINDS = frozenset({"credential", "numeric", "code", "lock"})
 _COUNTED = re.compile(r"[年月日号號番回次个個人元円岁歳位名件台条條]")  # "二〇二四年": a year, not a code
 
 
-def spoken_digits(text: str) -> list[tuple[int, int]]:
+def spoken_digits(text: str, phrases: list[tuple[int, int, str, str]]) -> list[tuple[int, int]]:
     """Spans of codes said digit by digit in words (``data/number_words.toml``): four or more apart by spaces,
     commas or dashes only ("deux, huit, zéro, cinq", "four seven seven two", "सात, तीन, एक, नौ"); three of one
     language after a credential's, a code's or a lock's word ("Lucchetto armadietto palestra tre-sei-nove"); four
     or more glued, one character each, after such a word ("金庫の番号、五七二八", "비번 칠사공일"). Not a count
-    ("one, two, three, four"), nor one digit repeated, nor a number another word names."""
+    ("one, two, three, four"), nor one digit repeated, nor a number another word names. ``phrases``: the text's
+    lexicon phrases (``lexicon._phrases``), as the caller found them."""
     words = number_words()
     spans: list[tuple[int, int]] = []
     run: list[tuple[int, int, int, str]] = []  # (start, end, digit, word)
-    after_word = _after_code_word(text)
+    ends = sorted(e for _, e, _, kind in phrases if kind in _SPOKEN_KINDS)  # where a code's word ends
+    after_word = functools.partial(_after_code_word, text, ends)
 
     def close() -> None:
-        digits = [d for _, _, d, _ in run]
-        if len(run) >= 3 and not _counting(digits) and not _named_otherwise(text, run[0][0]):
-            one_language = functools.reduce(
-                frozenset.intersection, (number_word_languages()[w] for _, _, _, w in run)
-            )
-            if len(run) >= 4 or (one_language and after_word(run[0][0])):
-                spans.append((run[0][0], run[-1][1]))
+        # four words, or three of one language after a code's word
+        enough = len(run) >= 4 or (
+            len(run) == 3 and _one_language([w for *_, w in run]) and after_word(run[0][0])
+        )
+        if enough and not _counting([d for _, _, d, _ in run]) and not _named_otherwise(text, run[0][0]):
+            spans.append((run[0][0], run[-1][1]))
         run.clear()
 
     for m in _SPOKEN_TOKEN.finditer(text):
@@ -419,17 +419,13 @@ def _glued(text: str, after_word: Callable[[int], bool]) -> Iterator[tuple[int, 
             yield m.span()
 
 
-def _after_code_word(text: str) -> Callable[[int], bool]:
-    """Whether a credential's, a code's or a lock's word of the lexicon ends within ``_SPOKEN_NEAR`` characters
-    before a position, in its clause; the text's phrases are found once, on the first question."""
+def _one_language(words: list[str]) -> bool:
+    """Whether one language's table holds every word ("tre sei nove"; not "to do one": Norwegian, Hindi, English)."""
+    return bool(functools.reduce(frozenset.intersection, (number_word_languages()[w] for w in words)))
 
-    @functools.cache
-    def ends() -> list[int]:
-        return sorted(e for _, e, _, kind in _phrases(_lower(text)) if kind in _SPOKEN_KINDS)
 
-    def after(position: int) -> bool:
-        found = ends()
-        i = bisect.bisect_right(found, position) - 1
-        return i >= 0 and position - found[i] <= _SPOKEN_NEAR and _clause_start(text, position) <= found[i]
-
-    return after
+def _after_code_word(text: str, ends: list[int], position: int) -> bool:
+    """Whether a credential's, a code's or a lock's word ends (``ends``, sorted) within ``_SPOKEN_NEAR`` characters
+    before ``position``, in its clause."""
+    i = bisect.bisect_right(ends, position) - 1
+    return i >= 0 and position - ends[i] <= _SPOKEN_NEAR and _clause_start(text, position) <= ends[i]

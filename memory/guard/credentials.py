@@ -618,7 +618,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
     spans.extend(keyed_codes(text))
     spans.extend(keyed_dials(text))
     spans.extend(dial_turns(text))
-    spans.extend(spoken_digits(text))
+    spans.extend(spoken_digits(text, phrases))
     return sorted(set(spans))
 
 
