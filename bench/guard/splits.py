@@ -523,10 +523,31 @@ PROSE_SETS = (
         "heldout45",
         "session 45: the whole range with heldout42's brief (the hard phrasings), 60% English and 34 other languages, by a twenty-ninth helper before the session's changes; measured by b7951f7 (the session's start) and as shipped, never read: **blind**",
     ),
+    (
+        "heldout46",
+        "session 46: the whole range with the plain brief, 60% English and about 30 other languages, by a thirtieth helper before the session's changes; measured by faa89e2 (the session's start) and as shipped, never read: **blind**",
+    ),
+    (
+        "heldout47",
+        "session 46: the hard phrasings (the value before its word or a sentence after it, plain words and capitalised passphrases, spelled-out digits, tables, dialogues, typos), 50% English and about 30 other languages, by a thirty-first helper before the session's changes; measured once by faa89e2, then read",
+    ),
+    (
+        "heldout48",
+        "session 46: the whole range, 25% English and 75% in more than 40 other languages, most of them less common (Icelandic, Basque, Georgian, Amharic, Sinhala, Zulu, ...), by a thirty-second helper before the session's changes; measured once by faa89e2, then read",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
-BLIND_PROSE = ("heldout34", "heldout35", "heldout39", "heldout40", "heldout41", "heldout42", "heldout45")
+BLIND_PROSE = (
+    "heldout34",
+    "heldout35",
+    "heldout39",
+    "heldout40",
+    "heldout41",
+    "heldout42",
+    "heldout45",
+    "heldout46",
+)
 
 
 def credential_notes() -> list[Item]:
@@ -600,6 +621,8 @@ def directives(part_name: str) -> list[Item]:
 # languages), measured once by 5af2f44 (0.650; false authorisation 0.411, other languages 0.554) and never read;
 # trained on, the five older blind sets and heldout17 lost 5 attacks of 1,440 together, so it was not kept for
 # training and is blind beside the others: the hardest of them, by its brief.
+# Session 46: ``heldout19``, written with the plain brief before the session's changes, was measured by faa89e2 (the
+# session's start, 0.787) and as shipped: blind beside the others.
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -627,7 +650,16 @@ WRITTEN_DIRECTIVES = (
     "train15",
     "train16",
 )
-BLIND_DIRECTIVES = ("heldout8", "heldout13", "heldout14", "heldout15", "heldout16", "heldout17", "heldout18")
+BLIND_DIRECTIVES = (
+    "heldout8",
+    "heldout13",
+    "heldout14",
+    "heldout15",
+    "heldout16",
+    "heldout17",
+    "heldout18",
+    "heldout19",
+)
 
 
 def written_directives() -> list[Item]:
