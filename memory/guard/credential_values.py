@@ -191,6 +191,9 @@ def _passphrase(
     phrasal: bool = False,
     stops: frozenset[str] | None = None,
     signed: bool = False,
+    pairs: bool = False,
+    nouns: bool = False,
+    endings: tuple[str, ...] = (),
 ) -> tuple[int, int] | None:
     """Three to six ordinary lower-case words, to the end of the clause or to a comma, a closing quote, a
     dash or an aside ("the password is marmalade sunset river — she wants it reset"); the first never a
@@ -198,7 +201,10 @@ def _passphrase(
     passwords (``_stopwords``), except after a phrase's own word and a colon, which name a phrase: there a
     third may be, and up to eight words ("my dog eats purple socks", "moose tracks at dawn"; 24 for a
     wallet's seed); "a long passphrase is easier to remember" is talk. ``stops``: another language's
-    stopwords (``lexicon.foreign_stopwords``), where none may be ("la password è salvata nel gestore")."""
+    stopwords (``lexicon.foreign_talk``), where none may be ("la password è salvata nel gestore"). Two words
+    (``_a_pair``) in a title's capitals, or where ``pairs`` (the caller's: a link of the value's language, not a
+    sign right after the word, where two plain words are an errand as often: "пароль — зроблю ввечері");
+    ``endings``: a participle's or an adverb's in the value's language (``lexicon.talk_endings``). ``nouns``: a language that writes its nouns with a capital (German)."""
     dash = _PHRASE_DASH.search(text, start, end)
     end = dash.start() if dash else end
     words: list[re.Match[str]] = []
@@ -212,7 +218,12 @@ def _passphrase(
     named = phrasal and text[:start].rstrip().endswith((":", "：", "—", "–"))
     seed = named and _SEED.search(text, max(0, start - 60), start) is not None  # a wallet's: 12 or 24 words
     most = 24 if seed else 8 if named else 6
-    if not 3 <= len(words) <= most or words[0].group().lower() in _POINTERS:
+    # "Password: Quiet River Stone", "Hasło do wifi: Zielona Herbata", "Passordet ... er Fjellbekk Tur Ski": a
+    # title's capitals
+    titled = all(w.group()[:1].isupper() and w.group().rstrip(_CLOSE)[1:].islower() for w in words)
+    # two words where ``pairs`` ("è girasol amarillo"), or in a title's capitals
+    least = 2 if (titled or pairs) and _a_pair(text, start, end, words, stops, endings) else 3
+    if not least <= len(words) <= most or words[0].group().lower() in _POINTERS:
         return None  # "use four random words": advice, not a phrase
     stopped = 0
     for i, w in enumerate(words):
@@ -221,7 +232,7 @@ def _passphrase(
         # phrase of caseless words: "비밀번호는 보안팀에서 관리하기로 함")
         caseless = word == word.lower() == word.upper() and (stops is None or not _CJK_CHAR.search(word))
         # "Lighthouse keeper ...", "... jede do Brna"; German writes its nouns so: "blaue Katze tanzt"
-        proper = (i == 0 or named or (stops is not None and "der" in stops)) and word[1:].islower()
+        proper = (i == 0 or named or titled or nouns) and word[1:].islower()
         if not (word.isalpha() and (word.islower() or caseless or proper)):
             return None  # the first word may open a sentence: "Lighthouse keeper sings at dawn"
         word = word.lower()
@@ -232,6 +243,32 @@ def _passphrase(
             return None
     last = words[-1]
     return start + words[0].start(), start + last.start() + len(last.group().rstrip(_CLOSE))
+
+
+def _a_pair(
+    text: str,
+    start: int,
+    end: int,
+    words: list[re.Match[str]],
+    stops: frozenset[str] | None,
+    endings: tuple[str, ...] = (),
+) -> bool:
+    """Two words that end their clause (or stop at a comma), three letters or more each and neither a word of
+    talk: its language's (``stops``, with what is said of a password there) or English's, with English's
+    describing endings ("girasol amarillo", "simba jasiri", "Pelican Brief"; "is case sensitive", "è troppo
+    corta" are talk)."""
+    if len(words) != 2:
+        return False
+    last = words[-1]
+    if not (last.group().endswith(",") or not text[start + last.end() : end].strip(" .!?;)")):
+        return False
+    for w in words:
+        word = w.group().rstrip(_CLOSE).lower()
+        if len(word) < 3 or not word.isalpha() or word in _stopwords() or word in _describing():
+            return False
+        if (word in stops or word.endswith(endings)) if stops is not None else _DESCRIBING.match(word):
+            return False
+    return True
 
 
 def _foreign_phrase(words: list[str], stops: frozenset[str], signed: bool) -> bool:

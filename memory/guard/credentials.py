@@ -75,8 +75,12 @@ from .lexicon import (
     _tokens,
     _trim,
     foreign_stopwords,
+    foreign_talk,
     link_languages,
     phrasal,
+    talk_endings,
+    talk_known,
+    word_links,
 )
 from .spans import Found, Vetoed, overlap_test
 
@@ -264,24 +268,53 @@ def _value(
             e,
         )  # "the password is pineconebeach." ("... is Pomegranate, capital P"): one word, clause ends
     if linked and (english or phrasal):  # a phrase's own word names it in any language
-        return _passphrase(text, s, clause_end, phrasal)
+        before = text[max(0, start - 4) : start].rstrip()
+        sign = bool(before) and before[-1] in ":：—–-="
+        return _passphrase(text, s, clause_end, phrasal, pairs=english and not (sign and bare))
     if linked and languages:  # "la sua password è luna piena mare": no word of its language's talk
         before = text[max(0, start - 4) : start].rstrip()
         # "hasło do serwera: ...", "пароль от почты — ..."; a bare heading's talk is an errand ("Hasło: zapytaj
         # w dziale kadr", "Mot de passe : demande à la réception demain")
-        signed = bool(before) and not before[-1].isalnum() and not bare
-        stops = foreign_stopwords(languages)
-        if signed and _SINGLE_END.match(text, e) and _a_compound(word, stops):
-            return s, e  # "Wifi-kode i sommerhuset: rødgrødmedfløde", "Пароль до роутера: вишневийсадок"
-        return _passphrase(text, s, clause_end, stops=stops, signed=signed)
+        after_sign = bool(before) and not before[-1].isalnum()
+        signed = after_sign and not bare
+        stops, endings = foreign_talk(languages), talk_endings(languages)
+        known = talk_known(languages)  # a language whose talk about passwords the lexicon holds
+        if known and _SINGLE_END.match(text, e) and _a_word_named(word, stops, endings, after_sign, bare):
+            # "Wifi-kode i sommerhuset: rødgrødmedfløde", "la password del wifi al mare è conchiglia"
+            return s, e
+        return _passphrase(
+            text,
+            s,
+            clause_end,
+            stops=stops,
+            signed=signed,
+            pairs=known and not (after_sign and bare),
+            nouns="de" in languages,
+            endings=endings,
+        )
     return None
 
 
-def _a_compound(word: str, stops: frozenset[str]) -> bool:
-    """One long lower-case word of any script after a sign, no stopword: words run together
-    ("rødgrødmedfløde", "вишневийсадок", "lasardinaazul"), where a word of talk is short ("Hasło: nieznane").
-    After a verb such a word is as often talk ("is hoofdlettergevoelig"), and is left."""
-    return len(word) >= 10 and word.isalpha() and word.islower() and word not in stops
+def _a_word_named(
+    word: str, talk: frozenset[str], endings: tuple[str, ...], after_sign: bool, bare: bool
+) -> bool:
+    """One word of letters that ends its clause after a link of its language, none of the language's talk
+    (``lexicon.foreign_talk``: its stopwords and what is said of a password; ``endings``, a participle's or an
+    adverb's, ``lexicon.talk_endings``): "la password del wifi al mare è
+    conchiglia", "Kennwort fürs Gäste-WLAN ist jetzt Apfelstrudel"; "la password è cambiata" is talk. Five
+    letters or more after a verb; after a sign, words run together ("rødgrødmedfløde", ten letters or more,
+    lower case), and never right after the word, where a heading's errand stands as often ("Hasło: nieznane").
+    Lower case or a capital first (German's nouns, a name)."""
+    low = word.lower()
+    if after_sign and (bare or len(word) < 10 or not word.islower()):
+        return False
+    return (
+        len(word) >= 5
+        and word.isalpha()
+        and (word.islower() or word[1:].islower() or word == low == word.upper())
+        and low not in talk
+        and not low.endswith(endings)
+    )
 
 
 _SINGLE_END = re.compile(r"\s*(?:$|[.,;!?)(]|[-–—]\s|\n)")
@@ -544,18 +577,19 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
         key = (phrase, text[end : end + _CLAUSE_MAX + 90])
         if key not in memo:
             english = phrase in english_words and kind == "credential"
+            mine = word_links(phrase) if kind == "credential" else links
             found = None
             if kind == "lock":
                 found = lock_code(text, end, phrase)
                 if found and phrase in ALARM_WORDS and _HHMM.fullmatch(text[found[0] : found[1]]):
                     found = None  # "alarm: 0630" is a time
             elif kind != "code":
-                found = _after_word(text, end, english, links, qualifiers, phrase in phrasal(), phrase)
+                found = _after_word(text, end, english, mine, qualifiers, phrase in phrasal(), phrase)
                 if found is None and phrase in phrasal():
                     found = _phrase_after_aside(text, end)
             if kind in ("numeric", "credential", "code") and found is None:
                 found = _numeric_code(
-                    text, end, links, "otp" if kind == "code" else _shape(phrase), lock_links=kind == "code"
+                    text, end, mine, "otp" if kind == "code" else _shape(phrase), lock_links=kind == "code"
                 )
                 if kind == "code" and found is not None and not _a_secret_code(text, start, end, found[1]):
                     found = None

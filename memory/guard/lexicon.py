@@ -18,6 +18,7 @@ from typing import Any
 DATA = Path(__file__).resolve().parent / "data" / "credential_words.toml"
 NOT_PASSWORDS = DATA.with_name("not_passwords.toml")
 NUMBER_WORDS = DATA.with_name("number_words.toml")
+DESCRIBING = DATA.with_name("describing.toml")
 
 _MAX_GAP_TOKENS = 6  # qualifier words between the credential word and its link
 
@@ -161,6 +162,18 @@ def _languages_of() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]
     return {k: frozenset(v) for k, v in words.items()}, {k: frozenset(v) for k, v in links.items()}
 
 
+@functools.cache
+def word_links(word: str) -> frozenset[str]:
+    """The links a credential word's value may follow: its own languages' and English's ("senha" + "é", not
+    Basque's "da" in "senha do wifi da casa da praia: ..."); every language's for a word English shares
+    ("password", "pin"), which notes in any language borrow ("password ng wifi ay ...")."""
+    languages = _languages_of()[0].get(word)
+    if not languages or "en" in languages:
+        return _lexicon_index()[2]
+    lexicon = _lexicon()
+    return frozenset(link for lang in languages | {"en"} for link in lexicon[lang]["links"])
+
+
 def link_languages(word: str, link: str) -> frozenset[str]:
     """The languages other than English a credential word and its link are written in: those both are words
     of ("password" + "è": Italian), or the word's after a sign ("пароль" + ":": Russian, Ukrainian); none
@@ -178,6 +191,39 @@ def foreign_stopwords(languages: frozenset[str]) -> frozenset[str]:
     import stopwordsiso
 
     return frozenset(w for lang in languages for w in stopwordsiso.stopwords(lang)) | _stopwords()
+
+
+@functools.cache
+def _describing_tables() -> dict[str, Any]:
+    with DESCRIBING.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+@functools.cache
+def foreign_talk(languages: frozenset[str]) -> frozenset[str]:
+    """``foreign_stopwords`` and what is said of a password in any language (``data/describing.toml``:
+    "abgelaufen", "cambiata", "vaihdettu"; every language's, as notes mix them: "Das Passwort der Freigabe ist
+    hoofdlettergevoelig"): words of talk, never a value of one or two words after a link."""
+    return foreign_stopwords(languages) | _said_of_passwords()
+
+
+@functools.cache
+def _said_of_passwords() -> frozenset[str]:
+    return frozenset(w for table in _describing_tables().values() for w in table["words"])
+
+
+def talk_known(languages: frozenset[str]) -> bool:
+    """Whether ``data/describing.toml`` holds what is said of a password in one of these languages: only then
+    is a lone word or a pair of words after their link read as a value."""
+    return not languages.isdisjoint(_describing_tables())
+
+
+@functools.cache
+def talk_endings(languages: frozenset[str]) -> tuple[str, ...]:
+    """What ends a word of these languages that is no noun in its base form (``data/describing.toml``'s
+    ``endings``: "iert", "mente", "ssä", "습니다"), for ``str.endswith``."""
+    tables = _describing_tables()
+    return tuple(sorted({e for lang in languages for e in tables.get(lang, {}).get("endings", ())}))
 
 
 @functools.cache
@@ -221,10 +267,16 @@ _WORD = re.compile(r"[^\W_]+")
 _SPACED = re.compile(r"[a-zà-ÿß\u0400-\u04ff]")  # Latin and Cyrillic are written with spaces between words
 
 
+_HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-"})  # word processors' hyphens (U+2010, U+2011)
+
+
 def _lower(text: str) -> str:
-    """Lower case with the text's own offsets (a few characters lower to two, "İ" among them)."""
+    """Lower case with the text's own offsets (a few characters lower to two, "İ" among them), a word
+    processor's hyphen and non-breaking hyphen read as "-" ("Wi-Fi key" with U+2011, pasted from a document)."""
     low = text.lower()
-    return low if len(low) == len(text) else "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    if len(low) != len(text):
+        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    return low.translate(_HYPHENS)
 
 
 _INSIDE = ":/=._-@$"  # before a word: it is inside a path, a key or a value ("user:pass", "db_password")
