@@ -46,6 +46,7 @@ from .codes import (
 )
 from .credential_values import (
     _BRAND,
+    _DESCRIBING,
     _KEY_COMBO,
     _VERSION,
     _a_name,
@@ -66,17 +67,20 @@ from .lexicon import (
     _TOKEN,
     _clause_end,
     _clause_start,
+    _describing,
     _english_links,
     _lexicon_index,
     _link_at,
     _phrases,
     _quoted,
+    _said_of_passwords,
     _stopwords,
     _tokens,
     _trim,
     foreign_stopwords,
     foreign_talk,
     link_languages,
+    own_links,
     phrasal,
     talk_endings,
     talk_known,
@@ -366,17 +370,20 @@ _BEFORE_AS = re.compile(
 )
 
 
-def _value_before(text: str, word_start: int) -> tuple[int, int] | None:
+def _value_before(text: str, word_start: int, word_end: int, links: frozenset[str]) -> tuple[int, int] | None:
+    """A value before its credential word; ``links``: its languages' (``lexicon.own_links``)."""
     m = _BEFORE_AS.search(text, max(0, word_start - 100), word_start)
     if m is None:
-        return _value_opening(text, word_start)
+        return _value_opening(text, word_start, word_end, links)
     if m.group(1) is not None:
         value = m.group(1)
         return m.span(1) if " " in value.strip() or plausible(value) else None
     s, e = _trim(text, *m.span(2))
-    return (
-        (s, e) if strong(text[s:e]) and not _BRAND.fullmatch(text[s:e]) else None
-    )  # "1Password as the password manager"
+    if strong(text[s:e]):
+        return None if _BRAND.fullmatch(text[s:e]) else (s, e)  # "1Password as the password manager"
+    return _value_opening(
+        text, word_start, word_end, links
+    )  # "pumpkin is the password for the guest network"
 
 
 _MAX_SMALL_WORDS = 5  # small words between a value that opens its clause and the credential word
@@ -384,12 +391,14 @@ _MAX_SMALL_WORDS = 5  # small words between a value that opens its clause and th
 _PAUSE = frozenset({"—", "–", "-"})
 
 
-def _value_opening(text: str, word_start: int) -> tuple[int, int] | None:
+def _value_opening(
+    text: str, word_start: int, word_end: int, links: frozenset[str]
+) -> tuple[int, int] | None:
     """A value that opens its clause, then only small words (any language's stopwords and links, a dash) before
     the credential word: "Kotik2021 — это пароль от дачи", "cajueiro123 — essa é a senha do wi-fi",
     "Übrigens, Sonnenblume2022 — so lautet das WLAN-Passwort". Only a value that looks like a secret on its own
     (letters with a digit, or ``stronger``): "Reset your password" and "Office_5G, the password is at the desk"
-    are talk."""
+    are talk; or a plain word (``_plain_opening``: "pumpkin is the password for the guest network")."""
     clause = _clause_start(text, word_start)
     tokens = list(_TOKEN.finditer(text, max(clause, word_start - 100), word_start))
     small = _small_words()
@@ -408,9 +417,41 @@ def _value_opening(text: str, word_start: int) -> tuple[int, int] | None:
     value = text[s:e]
     if not opening or tokens[k].group()[-1] in ",،，、;" or not value[:1].isalnum():
         return None  # an item of a list, or a question ("¿Olvidaste tu contraseña?")
-    if not (_lettered(value) or stronger(value)) or _BRAND.fullmatch(value) or _VERSION.fullmatch(value):
-        return None
-    return s, e
+    if _lettered(value) or stronger(value):
+        return None if _BRAND.fullmatch(value) or _VERSION.fullmatch(value) else (s, e)
+    between = [t.group().lower() for t in tokens[k + 1 :]]
+    if tokens[k].group()[-1] in ":：":
+        return None  # a heading: "vraag: wat is het ww van de gedeelde Gmail?"
+    return (s, e) if _plain_opening(text, value, between, word_end, links) else None
+
+
+def _plain_opening(text: str, value: str, between: list[str], word_end: int, links: frozenset[str]) -> bool:
+    """A plain word that opens its clause before a link and its credential word ("pumpkin is the password for
+    the guest network", "kanelbulle är lösenordet till gäst-wifin", "ромашка — это пароль от вайфая"): five
+    letters or more, lower case (a capital first only as the clause's first letter), no word of talk in any
+    language; a link of the word's own languages or English's among the small words (``links``: "Sarah has the
+    password" names who holds it; Basque's "da" is no link in "Confirmação da palavra-passe"), and
+    the credential word ends its clause or a qualifier follows it ("Rotation is the password policy" is talk)."""
+    low = value.lower()
+    if not (len(value) >= 5 and value.isalpha() and value[1:].islower()):
+        return False
+    if low in _stopwords() or low in _describing() or low in _said_of_passwords():
+        return False
+    if value.isascii() and _DESCRIBING.match(low):
+        return False
+    if not any(w in links for w in between if w.isalpha()):
+        return False
+    qualifiers = _lexicon_index()[3]
+    after = _WORD_AFTER.match(text, word_end)
+    if after is None:
+        return True  # the clause's end, a mark or a line's end
+    return (
+        after.group(1) is not None and after.group(1).lower() in qualifiers
+    )  # not "the password's strength"
+
+
+# What follows a credential word: a word after a space or two, or a possessive's "'s"
+_WORD_AFTER = re.compile(r"[ \t]{1,2}([^\W\d_]+)|['’]s\b")
 
 
 @functools.cache
@@ -549,7 +590,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     # What follows a word decides alone, so a repeated line (a log, a JSON array) is judged once.
     memo: dict[tuple[str, str], tuple[int, int] | None] = {}
-    before_memo: dict[str, tuple[int, int] | None] = {}
+    before_memo: dict[tuple[str, str], tuple[int, int] | None] = {}
     along_memo: dict[tuple[str, bool, str], list[tuple[int, int]]] = {}
     signin_words: list[int] = []  # where sign-in and credential words end: an account after one is named
     phrases = list(_phrases(text))
@@ -593,7 +634,11 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
                 )
                 if kind == "code" and found is not None and not _a_secret_code(text, start, end, found[1]):
                     found = None
-            if kind == "credential" and found is None and (before := _value_before(text, start)):
+            if (
+                kind == "credential"
+                and found is None
+                and (before := _value_before(text, start, end, own_links(phrase)))
+            ):
                 found = before
             if kind == "credential" and found is None:  # "user baker, pass crumbcake"
                 found = _listed_value(text, start, end, phrases, english or phrase in phrasal(), links)
@@ -609,13 +654,12 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
         if relative is not None and relative[1] > relative[0]:
             spans.append((end + relative[0], end + relative[1]))
         elif relative is None and kind == "credential":  # a value before the word: "X as the password"
-            window = text[max(0, start - 100) : start]
-            if window not in before_memo:  # a repeated line is read once here too
-                found_before = _value_before(window, len(window))
+            # a repeated line is read once here too (what follows the word decides a plain word's value)
+            window = (text[max(0, start - 100) : start], text[end : end + 40])
+            if window not in before_memo:
+                found_before = _value_before(text, start, end, own_links(phrase))
                 before_memo[window] = (
-                    None
-                    if found_before is None
-                    else (found_before[0] - len(window), found_before[1] - len(window))
+                    None if found_before is None else (found_before[0] - start, found_before[1] - start)
                 )
             if (rel := before_memo[window]) is not None:
                 spans.append((start + rel[0], start + rel[1]))

@@ -174,6 +174,15 @@ def word_links(word: str) -> frozenset[str]:
     return frozenset(link for lang in languages | {"en"} for link in lexicon[lang]["links"])
 
 
+@functools.cache
+def own_links(word: str) -> frozenset[str]:
+    """The links of the languages a credential word is listed in, and English's: never another language's, even
+    for a word English shares ("Ricordati che la password": Gujarati's "che" is no link for it)."""
+    languages = _languages_of()[0].get(word, frozenset()) | {"en"}
+    lexicon = _lexicon()
+    return frozenset(link for lang in languages for link in lexicon[lang]["links"])
+
+
 def link_languages(word: str, link: str) -> frozenset[str]:
     """The languages other than English a credential word and its link are written in: those both are words
     of ("password" + "è": Italian), or the word's after a sign ("пароль" + ":": Russian, Ukrainian); none

@@ -36,6 +36,10 @@ from tests.memory.guard.helpers import assert_found_by_the_rules_alone
         ("Šifra od alarma je 4471, pa pritisni OFF.", "4471"),
         ("Pasahitza: Txingudi2024", "Txingudi2024"),
         ("Wagwoord vir die kantoor-wifi: Protea!2023", "Protea!2023"),
+        # a plain word that opens its clause, a link of the word's language, then the word
+        ("blueberry is the password for the guest network", "blueberry"),
+        ("mandarina es la clave del wifi de la cocina", "mandarina"),
+        ("Pepparkaka är lösenordet till skrivaren.", "Pepparkaka"),
         # a word processor's non-breaking hyphen inside the credential word
         ("Guest Wi\u2011Fi key: sunflowerfield", "sunflowerfield"),
         # a Portuguese note whose "da" is Basque's "is" in another table: the word's own links only
@@ -65,6 +69,10 @@ def test_a_plain_value_after_its_link_is_redacted(text, secret):
         "Password: Not Required",
         "Пароль — зроблю ввечері",  # an errand right after the word and its dash
         "पिन कोड 110001, नई दिल्ली — पार्सल इसी पते पर भेजना।",  # India's PIN code is a postal code
+        "Sarah has the password.",  # who holds it: no link between
+        "Rotation is the password policy now.",  # a noun after the word: talk about its policy
+        "Ricordati che la password del Wi-Fi è la stessa della TIM.",  # "che" is no link of the word's
+        "Pytanie: jakie jest hasło do poczty?",  # a heading
         "Lykilorðið er útrunnið",  # Icelandic, a language added this session: its talk came with it
         "La contraseña es solo números",  # what a password is made of
         "the password is numbers",
