@@ -52,10 +52,10 @@ from .lexicon import (
     _CLOSE,
     _OPEN,
     _describing,
-    _phrases,
     _stopwords,
     _trim,
     not_passwords,
+    phrases_in,
     thing_number,
 )
 from .model import logit, read_weights, sigmoid
@@ -110,7 +110,7 @@ def _word(text: str, span: tuple[int, int]) -> str:
 
 def candidates(text: str) -> Iterator[tuple[int, list[tuple[int, int]], tuple[int, str, str]]]:
     """(index, tokens, (distance, phrase, kind)) for each token near the nearest lexicon phrase."""
-    every = list(_phrases(text))
+    every = list(phrases_in(text))
     phrases = [p for p in every if text[p[1] : p[1] + 1] != "_"]  # "login_not_required": code
     if not phrases:
         return

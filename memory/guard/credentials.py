@@ -71,7 +71,6 @@ from .lexicon import (
     _english_links,
     _lexicon_index,
     _link_at,
-    _phrases,
     _quoted,
     _said_of_passwords,
     _stopwords,
@@ -82,6 +81,7 @@ from .lexicon import (
     link_languages,
     own_links,
     phrasal,
+    phrases_in,
     talk_endings,
     talk_known,
     word_links,
@@ -593,7 +593,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
     before_memo: dict[tuple[str, str], tuple[int, int] | None] = {}
     along_memo: dict[tuple[str, bool, str], list[tuple[int, int]]] = {}
     signin_words: list[int] = []  # where sign-in and credential words end: an account after one is named
-    phrases = list(_phrases(text))
+    phrases = list(phrases_in(text))
     for start, end, phrase, kind in phrases:
         if kind == "thing":
             continue  # the tagger's anchor only (credential_model.candidates)
