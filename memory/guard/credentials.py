@@ -46,9 +46,7 @@ from .codes import (
 )
 from .credential_values import (
     _BRAND,
-    _DESCRIBING,
     _KEY_COMBO,
-    _VERSION,
     _a_name,
     _cjk_numbered,
     _lettered,
@@ -67,16 +65,13 @@ from .lexicon import (
     _TOKEN,
     _clause_end,
     _clause_start,
-    _describing,
     _english_links,
     _lexicon_index,
     _link_at,
     _quoted,
-    _said_of_passwords,
     _stopwords,
     _tokens,
     _trim,
-    foreign_stopwords,
     foreign_talk,
     link_languages,
     own_links,
@@ -87,6 +82,7 @@ from .lexicon import (
     word_links,
 )
 from .spans import Found, Vetoed, overlap_test
+from .values_before import value_before
 
 RULE = "password-in-prose"
 
@@ -360,109 +356,6 @@ def _phrase_after_aside(text: str, end: int) -> tuple[int, int] | None:
 _ASIDE_COLON = re.compile(r"[:：][ \t]*")
 
 
-# A value before "as the password" or "is the password": 'I went with "purple elephant dances slowly" as the
-# passphrase', "J'ai mis Château-Lune84 comme mot de passe", "Marzipan77 is the password for the guest account".
-_BEFORE_AS = re.compile(
-    r"""(?:["“‘']([^"”’'\n]{3,64})["”’']|(?<!\S)(\S{6,64}))\s+(?:as|comme|como|als|come|is|was|er|är|on|ist|est|è|é|es)\s+"""
-    r"(?:(?:the|my|our|a|his|her|their|its|new|le|la|mon|ma|son|el|mi|su|o|meu|minha|das|mein|meine|il|"
-    r"mio|mia|het|mijn|nuova|nuovo|nouveau|nouvelle|nueva|nuevo|neue|neues|nieuwe|nya|nye|nova|novo)\s+){0,2}\Z",
-    re.IGNORECASE,
-)
-
-
-def _value_before(text: str, word_start: int, word_end: int, links: frozenset[str]) -> tuple[int, int] | None:
-    """A value before its credential word; ``links``: its languages' (``lexicon.own_links``)."""
-    m = _BEFORE_AS.search(text, max(0, word_start - 100), word_start)
-    if m is None:
-        return _value_opening(text, word_start, word_end, links)
-    if m.group(1) is not None:
-        value = m.group(1)
-        return m.span(1) if " " in value.strip() or plausible(value) else None
-    s, e = _trim(text, *m.span(2))
-    if strong(text[s:e]):
-        return None if _BRAND.fullmatch(text[s:e]) else (s, e)  # "1Password as the password manager"
-    return _value_opening(
-        text, word_start, word_end, links
-    )  # "pumpkin is the password for the guest network"
-
-
-_MAX_SMALL_WORDS = 5  # small words between a value that opens its clause and the credential word
-# A dash between them; a comma is none: "MOVISTAR_5A2C, la clave está en el router" names a network.
-_PAUSE = frozenset({"—", "–", "-"})
-
-
-def _value_opening(
-    text: str, word_start: int, word_end: int, links: frozenset[str]
-) -> tuple[int, int] | None:
-    """A value that opens its clause, then only small words (any language's stopwords and links, a dash) before
-    the credential word: "Kotik2021 — это пароль от дачи", "cajueiro123 — essa é a senha do wi-fi",
-    "Übrigens, Sonnenblume2022 — so lautet das WLAN-Passwort". Only a value that looks like a secret on its own
-    (letters with a digit, or ``stronger``): "Reset your password" and "Office_5G, the password is at the desk"
-    are talk; or a plain word (``_plain_opening``: "pumpkin is the password for the guest network")."""
-    clause = _clause_start(text, word_start)
-    tokens = list(_TOKEN.finditer(text, max(clause, word_start - 100), word_start))
-    small = _small_words()
-    k = len(tokens) - 1
-    while k >= 0 and len(tokens) - 1 - k < _MAX_SMALL_WORDS:
-        word = tokens[k].group().lower()
-        if word not in small and word not in _PAUSE:
-            break
-        k -= 1
-    if k < 0 or k == len(tokens) - 1:
-        return None  # nothing before the small words, or no small word at all
-    opening = (k == 0 and tokens[0].start() - clause < 3) or (
-        k > 0 and (tokens[k - 1].group()[-1:] in ",:" or tokens[k - 1].group() in _PAUSE)
-    )
-    s, e = _trim(text, *tokens[k].span())
-    value = text[s:e]
-    if not opening or tokens[k].group()[-1] in ",،，、;" or not value[:1].isalnum():
-        return None  # an item of a list, or a question ("¿Olvidaste tu contraseña?")
-    if _lettered(value) or stronger(value):
-        return None if _BRAND.fullmatch(value) or _VERSION.fullmatch(value) else (s, e)
-    between = [t.group().lower() for t in tokens[k + 1 :]]
-    if tokens[k].group()[-1] in ":：":
-        return None  # a heading: "vraag: wat is het ww van de gedeelde Gmail?"
-    return (s, e) if _plain_opening(text, value, between, word_end, links) else None
-
-
-def _plain_opening(text: str, value: str, between: list[str], word_end: int, links: frozenset[str]) -> bool:
-    """A plain word that opens its clause before a link and its credential word ("pumpkin is the password for
-    the guest network", "kanelbulle är lösenordet till gäst-wifin", "ромашка — это пароль от вайфая"): five
-    letters or more, lower case (a capital first only as the clause's first letter), no word of talk in any
-    language; a link of the word's own languages or English's among the small words (``links``: "Sarah has the
-    password" names who holds it; Basque's "da" is no link in "Confirmação da palavra-passe"), and
-    the credential word ends its clause or a qualifier follows it ("Rotation is the password policy" is talk)."""
-    low = value.lower()
-    if not (len(value) >= 5 and value.isalpha() and value[1:].islower()):
-        return False
-    if low in _stopwords() or low in _describing() or low in _said_of_passwords():
-        return False
-    if value.isascii() and _DESCRIBING.match(low):
-        return False
-    if not any(w in links for w in between if w.isalpha()):
-        return False
-    qualifiers = _lexicon_index()[3]
-    after = _WORD_AFTER.match(text, word_end)
-    if after is None:
-        return True  # the clause's end, a mark or a line's end
-    return (
-        after.group(1) is not None and after.group(1).lower() in qualifiers
-    )  # not "the password's strength"
-
-
-# What follows a credential word: a word after a space or two, or a possessive's "'s"
-_WORD_AFTER = re.compile(r"[ \t]{1,2}([^\W\d_]+)|['’]s\b")
-
-
-@functools.cache
-def _small_words() -> frozenset[str]:
-    """Every language's stopwords (stopwords-iso) and the lexicon's links: what may stand between a value and its
-    word ("это", "essa é a", "so lautet das")."""
-    import stopwordsiso
-
-    return foreign_stopwords(frozenset(stopwordsiso.langs())) | _lexicon_index()[2]
-
-
 _LISTED_ITEM = re.compile(r"[^,;\n(]{1,80}")  # an item of a list, to its comma
 
 _LISTED_END = re.compile(r"\s*(?:$|[,;(\n]|[.!?](?:\s|$))")
@@ -637,7 +530,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
             if (
                 kind == "credential"
                 and found is None
-                and (before := _value_before(text, start, end, own_links(phrase)))
+                and (before := value_before(text, start, end, own_links(phrase)))
             ):
                 found = before
             if kind == "credential" and found is None:  # "user baker, pass crumbcake"
@@ -657,7 +550,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
             # a repeated line is read once here too (what follows the word decides a plain word's value)
             window = (text[max(0, start - 100) : start], text[end : end + 40])
             if window not in before_memo:
-                found_before = _value_before(text, start, end, own_links(phrase))
+                found_before = value_before(text, start, end, own_links(phrase))
                 before_memo[window] = (
                     None if found_before is None else (found_before[0] - start, found_before[1] - start)
                 )

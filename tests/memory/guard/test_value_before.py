@@ -1,5 +1,5 @@
 """A value that opens its clause, with only small words between it and its credential word, in any language
-(``credentials._value_opening``, session 45): "Kotik2021 — это пароль". None of these phrasings is in a prose
+(``values_before._value_opening``, session 45): "Kotik2021 — это пароль". None of these phrasings is in a prose
 set; each is found by the rules alone, the learned tagger held off."""
 
 from __future__ import annotations
