@@ -168,10 +168,7 @@ def word_links(word: str) -> frozenset[str]:
     Basque's "da" in "senha do wifi da casa da praia: ..."); every language's for a word English shares
     ("password", "pin"), which notes in any language borrow ("password ng wifi ay ...")."""
     languages = _languages_of()[0].get(word)
-    if not languages or "en" in languages:
-        return _lexicon_index()[2]
-    lexicon = _lexicon()
-    return frozenset(link for lang in languages | {"en"} for link in lexicon[lang]["links"])
+    return _lexicon_index()[2] if not languages or "en" in languages else own_links(word)
 
 
 @functools.cache
