@@ -481,9 +481,9 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
     """Spans of passwords written in prose, sorted, possibly overlapping each other (the caller merges)."""
     _, _, links, qualifiers, english_words = _lexicon_index()
     spans: list[tuple[int, int]] = []
-    # What follows a word decides alone, so a repeated line (a log, a JSON array) is judged once.
-    memo: dict[tuple[str, str], tuple[int, int] | None] = {}
-    before_memo: dict[tuple[str, str], tuple[int, int] | None] = {}
+    # A word's clause before it and what follows it decide, so a repeated line (a log, a JSON array) is judged
+    # once; the key holds as much text before the word as any rule reads there (a clause, ``_CLAUSE_MAX``).
+    memo: dict[tuple[str, str, str], tuple[int, int] | None] = {}
     along_memo: dict[tuple[str, bool, str], list[tuple[int, int]]] = {}
     signin_words: list[int] = []  # where sign-in and credential words end: an account after one is named
     phrases = list(phrases_in(text))
@@ -508,7 +508,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
         if kind == "signin":
             spans.extend(_values_before(text, start))
             continue
-        key = (phrase, text[end : end + _CLAUSE_MAX + 90])
+        key = (phrase, text[max(0, start - _CLAUSE_MAX - 1) : start], text[end : end + _CLAUSE_MAX + 90])
         if key not in memo:
             english = phrase in english_words and kind == "credential"
             mine = word_links(phrase) if kind == "credential" else links
@@ -546,16 +546,6 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
         relative = memo[key]
         if relative is not None and relative[1] > relative[0]:
             spans.append((end + relative[0], end + relative[1]))
-        elif relative is None and kind == "credential":  # a value before the word: "X as the password"
-            # a repeated line is read once here too (what follows the word decides a plain word's value)
-            window = (text[max(0, start - 100) : start], text[end : end + 40])
-            if window not in before_memo:
-                found_before = value_before(text, start, end, own_links(phrase))
-                before_memo[window] = (
-                    None if found_before is None else (found_before[0] - start, found_before[1] - start)
-                )
-            if (rel := before_memo[window]) is not None:
-                spans.append((start + rel[0], start + rel[1]))
     signin_words.sort()
     for m in _ACCOUNT_SEPARATOR.finditer(text):
         account = _ACCOUNT.search(text, max(0, m.start() - 33), m.start())

@@ -459,6 +459,18 @@ def test_a_long_text_without_full_stops_is_scanned_in_linear_time():
     assert time.perf_counter() - started < 2.0  # quadratic would take minutes
 
 
+def test_a_repeated_word_is_judged_by_its_own_clause_before_it():
+    # The words after each "password" are the same; only the first has a value before it. The memo of a repeated
+    # line once keyed on what follows alone and gave the later words the first one's span, shifted ("2022 is
+    # the p").
+    text = "Sunflower2022 is the password " + "password " * 60
+    found = [text[s:e] for s, e in find_prose_credentials(text)]
+    assert found == ["Sunflower2022"]
+    # a repeated line is still judged once per line and found on each
+    lines = "wifi password: Kettle-Moss-42\n" * 50
+    assert [lines[s:e] for s, e in find_prose_credentials(lines)] == ["Kettle-Moss-42"] * 50
+
+
 # ---------------------------------------------------------------------------------------- the model
 
 
