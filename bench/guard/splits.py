@@ -535,6 +535,10 @@ PROSE_SETS = (
         "heldout48",
         "session 46: the whole range, 25% English and 75% in more than 40 other languages, most of them less common (Icelandic, Basque, Georgian, Amharic, Sinhala, Zulu, ...), by a thirty-second helper before the session's changes; measured once by faa89e2, then read",
     ),
+    (
+        "heldout49",
+        "session 47: the whole range with the plain brief, 55% English and 28 other languages, by a thirty-third helper before the session's changes; measured by 2194941 (the session's start) and as shipped, never read: **blind**",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
@@ -547,6 +551,7 @@ BLIND_PROSE = (
     "heldout42",
     "heldout45",
     "heldout46",
+    "heldout49",
 )
 
 
@@ -623,6 +628,8 @@ def directives(part_name: str) -> list[Item]:
 # training and is blind beside the others: the hardest of them, by its brief.
 # Session 46: ``heldout19``, written with the plain brief before the session's changes, was measured by faa89e2 (the
 # session's start, 0.787) and as shipped: blind beside the others.
+# Session 47: ``heldout20``, written with the plain brief (50% English, 32 other languages) at the session's start,
+# was measured by 2194941 (the session's start, 0.779) and as shipped: blind beside the others.
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -659,6 +666,7 @@ BLIND_DIRECTIVES = (
     "heldout17",
     "heldout18",
     "heldout19",
+    "heldout20",
 )
 
 
