@@ -21,6 +21,9 @@ then the longest, then the first found:
    values of names that say "not secret" (``public_key``, checksums, signatures, commit ids, CSRF form
    tokens) are left alone, and so are UUIDs in prose (``entropy``).
 
+Then every other copy of an accepted secret, standing as a word of its own, is redacted under the same rule
+(``_copies``): "pumpkin is the password for the guest network, literally just pumpkin".
+
 **Adding a layer**: write a function with the shared scanner signature ``scan(text, low, found, vetoed)``
 (``memory.guard.spans``: ``low`` is the lower-cased text with the same offsets; append ``spans.Found(start,
 end, rule, priority)`` to ``found``; read or extend ``vetoed``, the spans judged not secret) and add it to
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+from collections.abc import Iterable, Iterator
 
 from .answers import scan_security_answers
 from .chat import scan_chat_answers
@@ -80,15 +84,74 @@ def find_secrets(text: str) -> list[Redaction]:
     # can only overlap its neighbours there (a note with thousands of secrets stays n log n).
     starts: list[int] = []
     accepted: list[Found] = []
-    for f in found:
-        if f.end <= f.start:
-            continue
-        at = bisect.bisect_right(starts, f.start)
-        if (at and accepted[at - 1].end > f.start) or (at < len(accepted) and accepted[at].start < f.end):
-            continue
-        starts.insert(at, f.start)
-        accepted.insert(at, f)
+
+    def accept(spans: list[Found]) -> None:
+        for f in spans:
+            if f.end <= f.start:
+                continue
+            at = bisect.bisect_right(starts, f.start)
+            if (at and accepted[at - 1].end > f.start) or (at < len(accepted) and accepted[at].start < f.end):
+                continue
+            starts.insert(at, f.start)
+            accepted.insert(at, f)
+
+    accept(found)
+    accept(_copies(text, accepted))  # then every other copy of what was accepted, where it overlaps nothing
     return [Redaction(f.rule, f.start, f.end) for f in accepted]
+
+
+_MIN_COPY = 3  # a secret of one or two characters is no value to look for elsewhere
+
+
+def _copies(text: str, found: list[Found]) -> list[Found]:
+    """Every other copy of an accepted secret, standing as a word of its own, under the same rule: a rule reads
+    one copy in its context, and the note leaks the secret through any other ("pumpkin is the password for the
+    guest network, literally just pumpkin"; "just type 4417 and push, so 4417 it is"). A copy inside a longer
+    word or number ("4417" in "44170") is none. One pass over the text for all the values (``_occurrences``)."""
+    rules: dict[str, str] = {}
+    for f in found:
+        if f.end - f.start >= _MIN_COPY:
+            rules.setdefault(text[f.start : f.end], f.rule)  # the first copy's rule
+    if not rules:
+        return []
+    copies: list[Found] = []
+    for start, value in _occurrences(text, rules):
+        end = start + len(value)
+        if not (_joined(text, start - 1, value[0]) or _joined(text, end, value[-1])):
+            copies.append(Found(start, end, rules[value], 0))  # the accepted copy itself overlaps: dropped
+    return copies
+
+
+def _occurrences(text: str, values: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """(start, value) of every occurrence of ``values`` in ``text``: an Aho-Corasick automaton (pyahocorasick,
+    as ``answers._question_automaton``), one pass whatever the number of values; ``str.find`` per value without
+    the package (a 100 kB dump of 3,000 passwords took 250 ms more that way)."""
+    try:
+        import ahocorasick  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        for value in values:
+            at = text.find(value)
+            while at >= 0:
+                yield at, value
+                at = text.find(value, at + 1)
+        return
+    automaton = ahocorasick.Automaton()
+    for value in values:
+        automaton.add_word(value, value)
+    automaton.make_automaton()
+    for last, value in automaton.iter(text):
+        yield last + 1 - len(value), value
+
+
+def _joined(text: str, at: int, edge: str) -> bool:
+    """Whether the character at ``at`` (beside a value's ``edge`` character) makes the value part of a longer word."""
+    if at < 0 or at >= len(text):
+        return False
+    return _word_character(edge) and _word_character(text[at])
+
+
+def _word_character(c: str) -> bool:
+    return c.isalnum() or c == "_"
 
 
 def fingerprint(secret: str) -> str:
