@@ -73,6 +73,7 @@ from .lexicon import (
     _tokens,
     _trim,
     foreign_talk,
+    glued_qualifier,
     link_languages,
     own_links,
     phrasal,
@@ -199,7 +200,9 @@ def _after_word(
             s, e = _trim(text, *tokens[i + 1])
             if strong(text[s:e]):
                 return s, e
-        if i == 0 and token.lower() not in qualifiers and not phrasal:  # "passphrase I picked: ..."
+        if (
+            i == 0 and token.lower() not in qualifiers and not glued_qualifier(token) and not phrasal
+        ):  # "passphrase I picked: ..."
             if english:
                 return None
             described = True  # "parola căsuței comune de la contabilitate: ...": a colon only

@@ -29,7 +29,7 @@ _TOKEN = re.compile(r"[^\s，。、；！？（）]+")
 
 _OPEN = "(\"'«「（“‘`„"
 
-_CLOSE = ".,;:)]}\"'»」）”’`“"
+_CLOSE = ".,;:)]}\"'»」）”’`“،؛，。、"
 
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "「": "」", "`": "`"}
 
@@ -230,6 +230,20 @@ def talk_endings(languages: frozenset[str]) -> tuple[str, ...]:
     ``endings``: "iert", "mente", "ssä", "습니다"), for ``str.endswith``."""
     tables = _describing_tables()
     return tuple(sorted({e for lang in languages for e in tables.get(lang, {}).get("endings", ())}))
+
+
+@functools.cache
+def _glued_prepositions() -> tuple[str, ...]:
+    """Prepositions written glued to their noun (``credential_words.toml``'s ``glued``: Hebrew "ל", Arabic "لل"),
+    for ``str.startswith``."""
+    lexicon = _lexicon()
+    return tuple(sorted({p for k, v in lexicon.items() if k not in _KINDS for p in v.get("glued", ())}))
+
+
+def glued_qualifier(token: str) -> bool:
+    """A word that opens with a preposition glued to it ("לוויפי", "للواي"): a qualifier, as "for the" is."""
+    prefixes = _glued_prepositions()
+    return any(token.startswith(p) and len(token) > len(p) + 1 for p in prefixes)
 
 
 @functools.cache

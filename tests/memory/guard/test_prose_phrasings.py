@@ -43,6 +43,9 @@ from memory.guard import guard_redact
         ("ofis yazıcısının şifresini Mavi.Kuş.2025 yaptım", "Mavi.Kuş.2025"),
         ("Pankkikortin tunnusluku on 5129, älä kerro kenellekään", "5129"),
         ("парольну фразу для сейфа змінили: зелений кіт спить на даху", "зелений кіт спить на даху"),
+        # what it is for, opened by a preposition glued to its noun (session 47): Hebrew "ל", Arabic "لل"
+        ("הסיסמה למחשב של הקבלה היא תפוזים", "תפוזים"),
+        ("كلمة السر للطابعة في الطابق الثاني هي برتقال", "برتقال"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
@@ -78,7 +81,18 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "Şifremi unuttum, yenisini e-postayla gönderdiler.",
         "Şifreni kimseyle paylaşma, banka asla sormaz.",
         "Tunnusluku vaihdettiin pankissa eilen.",
+        # a glued preposition opens what it is for, and talk follows the link
+        "הסיסמה למחשב של הקבלה היא חדשה",
+        "הסיסמה לא עובדת מאז אתמול",
+        "كلمة السر للطابعة هي نفسها القديمة",
     ],
 )
 def test_close_ordinary_notes_stay(text: str) -> None:
     assert guard_redact(text)[0] == text
+
+
+def test_an_arabic_comma_ends_a_value():
+    # "،" closes a value as "," does: the secret is redacted, the comma stays in the note
+    stored = guard_redact("الرقم السري لبطاقة الصراف الجديدة: 7093، لا تشاركه مع أحد")[0]
+    assert "7093" not in stored
+    assert "]، لا تشاركه مع أحد" in stored
