@@ -175,6 +175,10 @@ def _after_word(
     quoted = _quoted(text, tokens[0][0])  # "use passphrase 'winter is coming to Oslo'"
     if quoted is not None and " " in text[quoted[0] : quoted[1]].strip():
         return quoted
+    if quoted is not None and english and _a_name(text[quoted[0] : quoted[1]]):
+        return (
+            quoted  # "the guest account has password 'popcorn'": quotes make a word a value, as after a link
+        )
     s, e = _trim(text, *tokens[0])
     if strong(text[s:e]):
         return s, e

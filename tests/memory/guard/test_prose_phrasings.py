@@ -46,6 +46,11 @@ from memory.guard import guard_redact
         # what it is for, opened by a preposition glued to its noun (session 47): Hebrew "ל", Arabic "لل"
         ("הסיסמה למחשב של הקבלה היא תפוזים", "תפוזים"),
         ("كلمة السر للطابعة في الطابق الثاني هي برتقال", "برتقال"),
+        # quotes right after the word make a plain word its value, as after a link (session 47)
+        ("the kiosk account has password 'lemonade' for now", "lemonade"),
+        # a word agreed on to be let in
+        ("The secret word for the after-hours pickup is 'quince'.", "quince"),
+        ("The code word for the surprise party is marmalade, don't tell Sam.", "marmalade"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
@@ -85,6 +90,9 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "הסיסמה למחשב של הקבלה היא חדשה",
         "הסיסמה לא עובדת מאז אתמול",
         "كلمة السر للطابعة هي نفسها القديمة",
+        "Click the password 'reset' link in the mail.",
+        'the password "expired" error came back after lunch',
+        "A secret word game for the kids' party on Saturday.",
     ],
 )
 def test_close_ordinary_notes_stay(text: str) -> None:
