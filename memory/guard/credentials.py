@@ -198,6 +198,9 @@ def _after_word(
                 or all(w in _english_links() for w in (link, link.split(" ")[0]))
                 or all(w in _english_links() for w in link.split(" "))
             )
+            quoted = _quoted(text, tokens[j][0]) if english and j < len(tokens) else None
+            if quoted is not None and _a_name(text[quoted[0] : quoted[1]]):
+                return quoted  # "reset the web password to 'tomatoes'": an English word's, whatever the link's language
             # "пароль — спроси у админа": the sign right after the word
             return linked(j, tokens[j - 1][1], link, bare=i == 0, english=english_link)
         if token.lower() == "to" and i + 1 < len(tokens):  # "set the password (at home) to X"
@@ -269,7 +272,7 @@ def _value(
         return s, e
     word = text[s:e]
     named = _a_name(word) or (word[:1].isupper() and word[1:].islower() and _a_name(word.lower()))
-    if english and linked and named and _SINGLE_END.match(text, e):
+    if english and linked and named and (_SINGLE_END.match(text, e) or _GOES_ON.match(text, e)):
         return (
             s,
             e,
@@ -325,6 +328,14 @@ def _a_word_named(
 
 
 _SINGLE_END = re.compile(r"\s*(?:$|[.,;!?)(]|[-–—]\s|\n)")
+# An English clause that goes on after a lone word, another clause's subject or verb after the conjunction:
+# "their Netflix password is marigoldsunday and asked me to ...", "... is bluebell but she changed it"; not a
+# passphrase's words ("pancakes and syrup 88")
+_GOES_ON = re.compile(
+    r"[ \t]+(?:and|but|so)[ \t]+(?:i|we|you|he|she|they|it|asked|said|told|wants?|wanted|will|can|should|please"
+    r"|then|don't|do|nobody|everyone)\b",
+    re.IGNORECASE,
+)
 
 
 # A network named for its password ("the wifi at grandma's is 'rosebush1947'") is a network named, when the note

@@ -271,7 +271,9 @@ def _lexicon_index() -> tuple[
         else:
             by_first.setdefault(first.group(), []).append((phrase, kind))
     links = frozenset(w for lang in languages for w in lang["links"])
-    qualifiers = frozenset(w for lang in languages for w in lang.get("qualifiers", []))
+    qualifiers = frozenset(
+        w for lang in languages for w in [*lang.get("qualifiers", []), *lang.get("relative", [])]
+    )
     return by_first, dense, links, qualifiers, frozenset(lexicon["en"]["words"])
 
 

@@ -51,6 +51,11 @@ from memory.guard import guard_redact
         # a word agreed on to be let in
         ("The secret word for the after-hours pickup is 'quince'.", "quince"),
         ("The code word for the surprise party is marmalade, don't tell Sam.", "marmalade"),
+        # who chose it, between the word and its link; a lone word, then another clause
+        ("the password they chose for the lab tablet is buttercup", "buttercup"),
+        ("the password that I set is juniperhill, write it down", "juniperhill"),
+        ("Her Hulu password is saltwater and she asked me to keep it safe.", "saltwater"),
+        ("I changed the router password to 'honeycomb' this morning", "honeycomb"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
@@ -93,6 +98,10 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "Click the password 'reset' link in the mail.",
         'the password "expired" error came back after lunch',
         "A secret word game for the kids' party on Saturday.",
+        "the password I forgot is the one for the bank",
+        "the password you need is on the sticker by the door",
+        "the password is different and I can't log in",
+        "the password is expired so reset it before Monday",
     ],
 )
 def test_close_ordinary_notes_stay(text: str) -> None:
