@@ -45,7 +45,12 @@ _LEAD = r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|är|j
 
 # Four to twelve digits, a door code's letter after them ("4729B") but not a word ("1234Main")
 # ... or digit by digit, or in pairs: "7 3 9 1", "80 19 44"
-_CODE_VALUE = r"[#*]?\d{4,12}(?:[A-Z](?![A-Za-z]))?|\d(?: \d){3,7}(?! ?\d)|\d\d(?: \d\d){2,3}(?! ?\d)"
+# ... or a door code with one or two capitals anywhere, three digits or more, four to eight characters in all: a
+# French digicode ("A4512", "2B47A"), a Russian intercom's ("58В1734")
+_LETTERED_CODE = r"(?=[0-9A-ZА-Я]{4,8}(?!\w))(?=[0-9]*[A-ZА-Я])(?=(?:[A-ZА-Я]*[0-9]){3})(?!(?:[0-9]*[A-ZА-Я]){3})[0-9A-ZА-Я]{4,8}"
+_CODE_VALUE = (
+    r"[#*]?\d{4,12}(?:[A-Z](?![A-Za-z]))?|\d(?: \d){3,7}(?! ?\d)|\d\d(?: \d\d){2,3}(?! ?\d)|" + _LETTERED_CODE
+)
 
 # A lock's combination is often numbers apart: "combo: 14-32-07", "combination 24 07 31" (its word only).
 _COMBINATION_VALUE = r"\d{1,2}(?: ?[-–] ?\d{1,2}){2,3}|\d\d(?: \d\d){2,3}"  # "24 - 61 - 08" too

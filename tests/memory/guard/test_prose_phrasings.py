@@ -56,6 +56,10 @@ from memory.guard import guard_redact
         ("the password that I set is juniperhill, write it down", "juniperhill"),
         ("Her Hulu password is saltwater and she asked me to keep it safe.", "saltwater"),
         ("I changed the router password to 'honeycomb' this morning", "honeycomb"),
+        # a door code with a capital or two among its digits (session 47): a digicode, an intercom's
+        ("Code du portail : B7214, puis la clé", "B7214"),
+        ("le code de la cour c'est 3C58A, pas celui du mail", "3C58A"),
+        ("Код домофона у бабушки: 72Б4410", "72Б4410"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
@@ -102,6 +106,9 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "the password you need is on the sticker by the door",
         "the password is different and I can't log in",
         "the password is expired so reset it before Monday",
+        "the error code is E1234, see the manual",
+        "promo code SUMMER2024 gives 10% off",
+        "Code article : A4512, quantité 3",
     ],
 )
 def test_close_ordinary_notes_stay(text: str) -> None:
