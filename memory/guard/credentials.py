@@ -93,7 +93,9 @@ PRIORITY = 2  # as the assignment rules: where both see one password, the longer
 
 _MAX_SIGNIN_TOKENS = 8  # tokens of a sign-in clause searched for a value
 
-_MAX_CLAUSE_TOKENS = 12  # tokens after a credential word searched for a secret-shaped value
+_MAX_CLAUSE_TOKENS = (
+    24  # tokens after a credential word searched for a secret-shaped value (12 before session 47)
+)
 
 # Tokens of an aside in brackets before the link: "verbal password (if ADT calls, they ask for it): X"
 _ASIDE_TOKENS = 14

@@ -60,6 +60,12 @@ from memory.guard import guard_redact
         ("Code du portail : B7214, puis la clé", "B7214"),
         ("le code de la cour c'est 3C58A, pas celui du mail", "3C58A"),
         ("Код домофона у бабушки: 72Б4410", "72Б4410"),
+        # a secret-shaped value far along the word's sentence (24 tokens, session 47)
+        (
+            "The password we agreed on for the finance share after the auditors complained twice about the old"
+            " one last spring is Quill-Harbor9.",
+            "Quill-Harbor9",
+        ),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
