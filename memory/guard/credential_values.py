@@ -176,6 +176,10 @@ _SEED = re.compile(
 _PHRASE_DASH = re.compile(r"\s[-–—]\s")
 
 _PHRASE_END = tuple(",\"”’'»")
+_PHRASE_NUMBER = re.compile(r"\d{1,4}(?:am|pm)?")
+# Words that point to a password told elsewhere, not a phrase's own: "the one we agreed on", "you know which"
+_REFERRING = frozenset({"one", "ones", "we", "you", "i", "they", "he", "she", "agreed", "usual", "previous", "last",
+                        "told", "gave", "given", "know", "remember"})  # fmt: skip
 
 # A first word that points elsewhere ("passphrase: in the drawer", "same as before"), not a phrase's own
 _POINTERS = frozenset({"in", "on", "at", "under", "from", "with", "by", "see", "ask", "same", "not", "no",
@@ -233,14 +237,20 @@ def _passphrase(
         caseless = word == word.lower() == word.upper() and (stops is None or not _CJK_CHAR.search(word))
         # "Lighthouse keeper ...", "... jede do Brna"; German writes its nouns so: "blaue Katze tanzt"
         proper = (i == 0 or named or titled or nouns) and word[1:].islower()
+        if named and i == len(words) - 1 and i >= 3 and _PHRASE_NUMBER.fullmatch(word):
+            break  # a named phrase's last word may be a number: "the quiet ferry leaves at dawn 1999", "... at 3am"
         if not (word.isalpha() and (word.islower() or caseless or proper)):
             return None  # the first word may open a sentence: "Lighthouse keeper sings at dawn"
         word = word.lower()
         stopped += word in (_stopwords() if stops is None else stops)
-    if stopped and not (named and stops is None and 3 * stopped <= len(words)):
-        lowered = [w.group().rstrip(_CLOSE).lower() for w in words]
-        if stops is None or not _foreign_phrase(lowered, stops, signed):
-            return None
+    # after a phrase's own word and a colon, a sentence: up to half its words small ("the quick trombone of the
+    # north"), four words or more, none that points elsewhere or says what it is ("the one we agreed on")
+    lowered = [w.group().rstrip(_CLOSE).lower() for w in words]
+    told = any(w in _REFERRING for w in lowered)
+    sentence = 4 <= len(words) >= 2 * stopped and not any(w in _describing() for w in lowered)
+    phrase_named = named and stops is None and not told and (3 * stopped <= len(words) or sentence)
+    if stopped and not phrase_named and (stops is None or not _foreign_phrase(lowered, stops, signed)):
+        return None
     last = words[-1]
     return start + words[0].start(), start + last.start() + len(last.group().rstrip(_CLOSE))
 

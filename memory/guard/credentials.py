@@ -66,6 +66,7 @@ from .lexicon import (
     _clause_end,
     _clause_start,
     _english_links,
+    _english_qualifiers,
     _lexicon_index,
     _link_at,
     _quoted,
@@ -204,7 +205,12 @@ def _after_word(
             if quoted is not None and _a_name(text[quoted[0] : quoted[1]]):
                 return quoted  # "reset the web password to 'tomatoes'": an English word's, whatever the link's language
             # "пароль — спроси у админа": the sign right after the word
-            return linked(j, tokens[j - 1][1], link, bare=i == 0, english=english_link)
+            found = linked(j, tokens[j - 1][1], link, bare=i == 0, english=english_link)
+            if found is not None or not (english and width == 1 and token.lower() in _english_qualifiers()):
+                return found
+            # an English word's qualifier that another language reads as a link, no value after it: read on
+            # ("the passphrase on the offline backup disk is: ...", Finnish's "on")
+            continue
         if token.lower() == "to" and i + 1 < len(tokens):  # "set the password (at home) to X"
             s, e = _trim(text, *tokens[i + 1])
             if strong(text[s:e]):

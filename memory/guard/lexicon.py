@@ -240,6 +240,13 @@ def _glued_prepositions() -> tuple[str, ...]:
     return tuple(sorted({p for k, v in lexicon.items() if k not in _KINDS for p in v.get("glued", ())}))
 
 
+@functools.cache
+def _english_qualifiers() -> frozenset[str]:
+    """English's qualifiers ("for", "on", "the"): read as such after an English word where another language's
+    link would lead to no value."""
+    return frozenset(_lexicon()["en"]["qualifiers"])
+
+
 def glued_qualifier(token: str) -> bool:
     """A word that opens with a preposition glued to it ("לוויפי", "للواي"): a qualifier, as "for the" is."""
     prefixes = _glued_prepositions()

@@ -66,6 +66,14 @@ from memory.guard import guard_redact
             " one last spring is Quill-Harbor9.",
             "Quill-Harbor9",
         ),
+        # after a phrase's own word and a colon, a sentence with small words in it, a number last (session 47)
+        ("VeraCrypt unlock phrase: the blue heron waits by the pond", "the blue heron waits by the pond"),
+        (
+            "Passphrase for the signing key: seven otters float past the mill 1987",
+            "seven otters float past the mill 1987",
+        ),
+        # an English qualifier that Finnish reads as a link ("on"), and no value after that link
+        ("the hotspot password on the tablet is just 'marzipan' for now", "marzipan"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
@@ -115,6 +123,10 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "the error code is E1234, see the manual",
         "promo code SUMMER2024 gives 10% off",
         "Code article : A4512, quantité 3",
+        "Passphrase: the one we agreed on last week",
+        "Passphrase: the same as on the old laptop",
+        "Seed phrase: on the steel plate in the safe",
+        "the password on the sticker is wrong",
     ],
 )
 def test_close_ordinary_notes_stay(text: str) -> None:
