@@ -38,8 +38,11 @@ from .lexicon import (
     not_passwords,
     number_word_languages,
     number_words,
+    spoken_number_patterns,
+    spoken_number_words,
     thing_number,
 )
+from .spans import lowered
 
 _LEAD = r"[\s,:=-]*(?:(?:is|was|is now|it's|its|ist|lautet|est|es|é|è|er|är|je|to|это|הוא|היא|είναι|on|คือ)[\s:]+|(?:は|是|为|為|：|는|은|가)\s*)?"
 
@@ -412,6 +415,67 @@ def spoken_digits(text: str, phrases: list[tuple[int, int, str, str]]) -> list[t
     if not text.isascii():  # glued digits are ideographs or Hangul
         spans.extend(_glued(text, after_word))
     return sorted(spans)
+
+
+def spoken_numbers(text: str, phrases: list[tuple[int, int, str, str]]) -> list[tuple[int, int]]:
+    """Spans of a combination's or a code's numbers said in words, two to four of them, one of two digits
+    (``lexicon.spoken_number_patterns``: "twelve twenty-eight", "twenty-seven, fifteen, eight", "treinta y dos,
+    catorce, nueve"), within ``_SPOKEN_NEAR`` characters after a credential's, a code's or a lock's word in its
+    clause; not a number another word names ("ticket number twenty-two forty"). Read only in the window after
+    such a word: most notes have none."""
+    ends = sorted(e for _, e, _, kind in phrases if kind in _SPOKEN_KINDS)
+    if not ends:
+        return []
+    # where a word of a number of two digits stands, in any language: a code word with none after it is passed
+    own = spoken_number_words()
+    every = frozenset().union(*own.values())
+    numbers = [(m.start(), m.group()) for m in _LETTER_RUN.finditer(lowered(text)) if m.group() in every]
+    if not numbers:
+        return []
+    starts = [at for at, _ in numbers]
+    found = {word for _, word in numbers}
+    patterns = [spoken_number_patterns()[lang] for lang, words in own.items() if not words.isdisjoint(found)]
+    spans: set[tuple[int, int]] = set()
+    runs: dict[str, list[tuple[int, int]]] = {}  # a window's runs, relative: a repeated line is searched once
+    for end in ends:
+        i = bisect.bisect_left(starts, end)
+        if i == len(starts) or starts[i] > end + _SPOKEN_NEAR + _SPOKEN_RUN:
+            continue
+        window = text[end : end + _SPOKEN_NEAR + _SPOKEN_RUN]
+        if window not in runs:
+            runs[window] = [m.span() for p in patterns if (m := p.search(window)) is not None]
+        for a, b in runs[window]:
+            start = end + a
+            if (
+                a <= _SPOKEN_NEAR
+                and _clause_start(text, start) <= end
+                and not _named_otherwise(text, start)
+                and not _AT_TIME.search(text, max(0, start - 12), start)
+                and not _A_TIME_AFTER.match(text, end + b)
+                and not _a_quantity(text, end + b)
+            ):
+                spans.add((start, end + b))
+    return sorted(spans)
+
+
+_SPOKEN_RUN = 120  # characters a run of numbers in words may take
+
+
+def _a_quantity(text: str, end: int) -> bool:
+    """A unit right after numbers said in words: "broken for twenty-two, twenty-three days" counts days."""
+    unit = _NEXT.match(text, end)
+    return unit is not None and _lower(unit.group(1)) in _not_secret()[1]
+
+
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
+# A time said in words: "at twelve thirty", "um halb", "a las doce", "twelve thirty pm"
+_AT_TIME = re.compile(
+    r"(?<!\w)(?:at|by|until|till|from|around|about|before|after|past|um|ab|bis|a las|à|alle|às|om|v|ve)\s+\Z",
+    re.IGNORECASE,
+)
+_A_TIME_AFTER = re.compile(
+    r"\s*(?:am|pm|a\.m\.|p\.m\.|o'clock|uhr|heures?|horas?|uur|hodin)\b", re.IGNORECASE
+)
 
 
 def _glued(text: str, after_word: Callable[[int], bool]) -> Iterator[tuple[int, int]]:

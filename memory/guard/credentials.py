@@ -43,6 +43,7 @@ from .codes import (
     keyed_digits,
     lock_code,
     spoken_digits,
+    spoken_numbers,
 )
 from .credential_values import (
     _BRAND,
@@ -606,6 +607,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
     spans.extend(keyed_dials(text))
     spans.extend(dial_turns(text))
     spans.extend(spoken_digits(text, phrases))
+    spans.extend(spoken_numbers(text, phrases))
     return sorted(set(spans))
 
 

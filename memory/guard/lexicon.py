@@ -58,9 +58,72 @@ def not_passwords(kind: str) -> frozenset[str]:
 
 
 @functools.cache
-def _number_tables() -> dict[str, Any]:
+def _number_file() -> dict[str, Any]:
     with NUMBER_WORDS.open("rb") as handle:
         return tomllib.load(handle)
+
+
+def _number_tables() -> dict[str, Any]:
+    """Each language's digits table (``[numbers.*]``, the numbers of two digits, apart)."""
+    return {language: table for language, table in _number_file().items() if language != "numbers"}
+
+
+@functools.cache
+def spoken_number_patterns() -> dict[str, re.Pattern[str]]:
+    """Per language of ``[numbers.*]``: two to four numbers said in words in a row, one of two digits or more,
+    apart by spaces, commas or dashes ("twelve twenty-eight", "treinta y dos, catorce, nueve",
+    "fünfzehn, dreißig, fünfundvierzig"); each number 10-99 built from the table, or one of its digits."""
+    out: dict[str, re.Pattern[str]] = {}
+    for language, spec in _number_file().get("numbers", {}).items():
+        units = [w for words in _number_tables()[language]["digits"][1:] for w in words]
+        built: list[str] = []
+        for ten in spec["tens"]:
+            for unit in units:
+                for join in spec["join"]:
+                    if spec.get("unit_first"):
+                        built.append(unit + join + ten)
+                    elif spec.get("elide") and unit[:1] in "aeiou" and ten[-1:] in "aeiou":
+                        built.append(ten[:-1] + join + unit)  # "venti" + "otto": "ventotto"
+                    else:
+                        built.append(ten + join + unit)
+        two = sorted({*built, *spec["teens"], *spec["tens"]}, key=len, reverse=True)
+        one = sorted(
+            {w for words in _number_tables()[language]["digits"] for w in words}, key=len, reverse=True
+        )
+        two_digits = "(?:" + "|".join(re.escape(w) for w in two) + ")"
+        number = "(?:" + "|".join(re.escape(w) for w in [*two, *one]) + ")"
+        gap = r"(?:[ \t]*[,;][ \t]*|[ \t]+[–—-][ \t]+|[ \t]+)"
+        # one number of two digits among two to four (a lookahead over the run, then the run itself)
+        run = rf"{number}(?:{gap}{number}){{1,3}}"
+        out[language] = re.compile(
+            rf"(?<![\w-])(?=(?:{number}{gap}){{0,3}}{two_digits}(?![\w-]))(?:{run})(?![\w-])", re.IGNORECASE
+        )
+    return out
+
+
+@functools.cache
+def spoken_number_words() -> dict[str, frozenset[str]]:
+    """Per language of ``[numbers.*]``: the words one of its numbers of two digits holds, letters only ("twenty",
+    "fünfundvierzig", "treinta"): a text with none of them holds none of its numbers."""
+    out: dict[str, frozenset[str]] = {}
+    for language in spoken_number_patterns():
+        spec = _number_file()["numbers"][language]
+        words = {w for phrase in [*spec["teens"], *spec["tens"]] for w in _LETTER_RUN.findall(phrase)}
+        if any(not join.strip(" -") for join in spec["join"]) or spec.get("unit_first"):
+            # numbers written as one word ("ventotto", "achtundzwanzig"): every one of them
+            units = [w for words_ in _number_tables()[language]["digits"][1:] for w in words_]
+            for ten in spec["tens"]:
+                for unit in units:
+                    for join in spec["join"]:
+                        glued = unit + join + ten if spec.get("unit_first") else ten + join + unit
+                        words.update(_LETTER_RUN.findall(glued))
+                        if spec.get("elide"):
+                            words.update(_LETTER_RUN.findall(ten[:-1] + join + unit))
+        out[language] = frozenset(words)
+    return out
+
+
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
 
 
 @functools.cache

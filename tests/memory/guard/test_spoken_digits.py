@@ -65,3 +65,39 @@ def test_talk_with_number_words_is_left_alone(text):
 def test_a_glued_run_needs_a_code_word_before_it():
     for text, spans in (("彼の電話は九三〇七です", []), ("暗証番号は九三〇七です", [(5, 9)])):
         assert spoken_digits(text, list(_phrases(text))) == spans
+
+
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        # numbers of two digits said in words after a lock's, a code's or a credential's word (session 47,
+        # ``codes.spoken_numbers``)
+        ("Shed padlock combination: thirty-one, seven, twenty-two.", "thirty-one, seven, twenty-two"),
+        ("The alarm code at the depot is fourteen sixty-two, then OFF.", "fourteen sixty-two"),
+        ("La combinación del candado es cuarenta y uno, doce, ocho.", "cuarenta y uno, doce, ocho"),
+        (
+            "Die Kombination vom Vorhängeschloss ist dreiundzwanzig – elf – siebenundvierzig.",
+            "dreiundzwanzig – elf – siebenundvierzig",
+        ),
+        ("La combinazione del lucchetto è ventotto, trentuno, sei.", "ventotto, trentuno, sei"),
+    ],
+)
+def test_a_code_said_in_numbers_of_two_digits_is_redacted_by_the_rules(text, secret):
+    assert_found_by_the_rules_alone(text, secret)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The PIN reminder meeting is at twelve thirty on Friday.",
+        "Code review at twelve thirty, then lunch.",
+        "The password expires in thirty days, twenty if you are an admin.",
+        "We had twenty-two, maybe twenty-five people at the door code workshop",
+        "Ticket number twenty-two forty is about the lock",
+        "the lock has been broken for twenty-two, twenty-three days",
+        "the PIN pad took fifteen, twenty minutes to reset",
+        "the door code workshop had twenty-two, twenty-five people",
+    ],
+)
+def test_times_and_counts_in_words_are_left_alone(text):
+    assert guard_redact(text)[0] == text
