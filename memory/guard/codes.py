@@ -316,17 +316,52 @@ def _keyed_before(text: str, at: int) -> bool:
     return any(" ".join(words[-n:]) in verbs for n in (1, 2, 3) if len(words) >= n)
 
 
+@functools.cache
+def _keyed_after() -> re.Pattern[str]:
+    """``[code]``'s ``keyed_after`` right after digits, a space or a comma between; or a keypad's "#" or "*"."""
+    words = sorted(_lexicon()["code"]["keyed_after"], key=len, reverse=True)
+    return re.compile(
+        r"[ \t]*,?[ \t]+(?:" + "|".join(re.escape(w) for w in words) + r")(?!\w)", re.IGNORECASE
+    )
+
+
+# A year after a word of time ("fixed in 2019, then painted"): no code
+_IN_YEAR = re.compile(
+    r"(?<!\w)(?:in|since|from|until|by|of|around|before|after|early|late)\s+\Z", re.IGNORECASE
+)
+_A_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def _keyed(text: str, m: re.Match[str]) -> bool:
+    """A keying verb right before the digits, or what follows keying right after them (``keyed_after``, a
+    keypad's "#" or "*" glued to them); not a year after a word of time."""
+    at = m.start()
+    if at >= 2 and text[at - 1] in " \t" and text[at - 2].isalpha() and _keyed_before(text, at):
+        return True  # a verb's last letter and a space before the digits, checked before the verbs
+    if m.group().endswith(("#", "*")) or m.group().startswith("*"):
+        return True  # a keypad's: "7734#", "*0924#" ("#1995" is a number: "unit #1995")
+    if _A_YEAR.fullmatch(m.group(1)) and _IN_YEAR.search(text, max(0, at - 10), at):
+        return False
+    if _AT_TIME.search(text, max(0, at - 12), at):
+        return False  # "opens at 0800 then closes at 1800"
+    before = _WORDS.findall(_lower(text[max(0, at - 24) : at]))
+    if before and before[-1] in _numbered():
+        return False  # "Room 1204 then the lift": a place's number
+    return _keyed_after().match(text, m.end()) is not None
+
+
+@functools.cache
+def _numbered() -> frozenset[str]:
+    """``[code]``'s ``numbered``: a place's number stands after one of these."""
+    return frozenset(_lexicon()["code"]["numbered"])
+
+
 def keyed_codes(text: str) -> list[tuple[int, int]]:
     """Digits keyed in on a lock's keypad: a keying verb right before them (``[code]``'s ``keyed``: "punch in
-    11964 at the door", "Para entrar al portal marca 4512", "press 12, then the key symbol, then 8086") and a
-    lock's noun (``locks``) in their sentence. "dial 4409 from any internal line" names no lock."""
-    keyed = []
-    for m in _KEY_DIGITS.finditer(text):
-        at = m.start()
-        if at < 2 or text[at - 1] not in " \t" or not text[at - 2].isalpha():
-            continue  # a verb's last letter and a space before the digits, checked before the verbs
-        if _keyed_before(text, at):
-            keyed.append(m)
+    11964 at the door", "Para entrar al portal marca 4512", "press 12, then the key symbol, then 8086"), or what
+    follows keying after them (``keyed_after``: "Side gate: 7734# then push hard", "door for April: 9031 then
+    star"), and a lock's noun (``locks``) in their sentence. "dial 4409 from any internal line" names no lock."""
+    keyed = [m for m in _KEY_DIGITS.finditer(text) if _keyed(text, m)]
     if not keyed:
         return []
     # the locks' nouns, found once over the stretch the candidates' sentences may cover (not once a sentence)

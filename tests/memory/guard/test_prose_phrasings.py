@@ -74,6 +74,10 @@ from memory.guard import guard_redact
         ),
         # an English qualifier that Finnish reads as a link ("on"), and no value after that link
         ("the hotspot password on the tablet is just 'marzipan' for now", "marzipan"),
+        # digits, then what follows keying, a lock's noun in the sentence (session 47)
+        ("Back gate at the depot: 6620 then push the bar.", "6620"),
+        ("Bike room door takes 4471# and a firm pull.", "4471"),
+        ("Puerta del trastero: 8142 y luego la tecla verde.", "8142"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
@@ -127,6 +131,10 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "Passphrase: the same as on the old laptop",
         "Seed phrase: on the steel plate in the safe",
         "the password on the sticker is wrong",
+        "The gate opens at 0800 then closes at 1800.",
+        "Room 1204 then the lift to the garage",
+        "Gym door fob replaced, new fob #00451927, $15 charge.",
+        "the garage door was fixed in 2019 and then painted",
     ],
 )
 def test_close_ordinary_notes_stay(text: str) -> None:
