@@ -79,8 +79,12 @@ _GROUPS = re.compile(r"\d{1,2}(?:[-–]\d{1,2}){2,3}(?![\w.,/-]\d)")
 
 
 def _a_date(value: str) -> bool:
-    """Whether three numbers could be a date: day-month-year, month-day-year or year-month-day."""
-    a, b, c = (int(n) for n in re.split(r"[-–]", value)[:3])
+    """Whether three numbers could be a date: day-month-year, month-day-year or year-month-day; a year of one
+    digit is none ("6-2-8" is a padlock's dials)."""
+    parts = re.split(r"\s*[-–]\s*|\s+", value.strip())[:3]
+    if len(parts[2]) == 1:
+        return False
+    a, b, c = (int(n) for n in parts)
     return (a <= 31 and 1 <= b <= 12) or (1 <= a <= 12 and b <= 31) or (1 <= b <= 12 and c <= 31)
 
 
@@ -274,6 +278,42 @@ _DIAL_TURNS = re.compile(rf"(?<![\w]){_TURN_PAIR}(?:{_TURN_GAP}{_TURN_PAIR}){{2,
 
 
 _SMALL_NUMBER = re.compile(r"(?<!\d)\d{1,2}(?!\d)")
+
+# A combination's numbers with no code word: three or four of one or two digits apart by dashes, or of two digits
+# apart by spaces ("Safe in the back office: 26-14-38", "dolap kilidi 15-30-45", "safe — 55 10 35")
+_LOCK_NUMBERS = re.compile(
+    r"(?<![\w.,/:-])(?<!\d )(?:\d{1,2}(?:[ \t]?[-–][ \t]?\d{1,2}){2,3}|\d\d(?:[ \t]\d\d){2})"
+    r"(?![\w.,/:-]*\d)(?![\w-])(?![ \t]\d)"  # three pairs apart by spaces, not a telephone's four or five
+)
+_LOCK_NEAR = 80  # characters between a lock's noun and its numbers, in one clause
+# A date's word or preposition right before the numbers: "serviced on 12-03-24", "am 03-11-09"
+_ON_DATE = re.compile(
+    r"(?<!\w)(?:on|dated?|since|from|until|am|le|du|el|del|il|dal|em|op|den|dne)\s+\Z", re.IGNORECASE
+)
+
+
+def lock_combinations(text: str) -> list[tuple[int, int]]:
+    """Spans of a combination's numbers after a lock's noun (``[code]``'s ``locks``: "safe", "locker", "kilit")
+    in their clause, no code word between: "Safe in the back office: 26-14-38", "Spor salonundaki dolap kilidi
+    15-30-45", "Envelope in the drawer says: safe — 55 10 35". Not a date ("serviced on 12-03-24", or numbers
+    that read as one), a count ("2-3-4") nor a number another word names."""
+    spans = []
+    for m in _LOCK_NUMBERS.finditer(text):
+        value = m.group()
+        if _a_date(value) or a_count(re.sub(r"\s", "", value)):
+            continue
+        at = m.start()
+        lo = max(_clause_start(text, at), at - _LOCK_NEAR)
+        if _locks().search(_lower(text[lo:at])) is None:
+            continue
+        if _ON_DATE.search(text, max(0, at - 8), at) or _named_otherwise(text, at):
+            continue
+        if any(
+            w in not_passwords("calling") for w in _WORDS.findall(_lower(text[max(0, at - 40) : at]))[-4:]
+        ):
+            continue  # "ring Port-Service på 22 33 44": a number to call
+        spans.append(m.span())
+    return spans
 
 
 def dial_turns(text: str) -> list[tuple[int, int]]:

@@ -42,6 +42,7 @@ from .codes import (
     keyed_dials,
     keyed_digits,
     lock_code,
+    lock_combinations,
     spoken_digits,
     spoken_numbers,
 )
@@ -606,6 +607,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
     spans.extend(keyed_codes(text))
     spans.extend(keyed_dials(text))
     spans.extend(dial_turns(text))
+    spans.extend(lock_combinations(text))
     spans.extend(spoken_digits(text, phrases))
     spans.extend(spoken_numbers(text, phrases))
     return sorted(set(spans))

@@ -78,6 +78,10 @@ from memory.guard import guard_redact
         ("Back gate at the depot: 6620 then push the bar.", "6620"),
         ("Bike room door takes 4471# and a firm pull.", "4471"),
         ("Puerta del trastero: 8142 y luego la tecla verde.", "8142"),
+        # a combination's numbers after a lock's noun in their clause, no code word (session 47)
+        ("Gun safe in the basement: 31-08-57, left first.", "31-08-57"),
+        ("The padlock on the side gate opens with 7-3-9.", "7-3-9"),
+        ("Sejf w biurze szefa: 44 17 92", "44 17 92"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
@@ -135,6 +139,10 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "Room 1204 then the lift to the garage",
         "Gym door fob replaced, new fob #00451927, $15 charge.",
         "the garage door was fixed in 2019 and then painted",
+        "The safe was serviced on 12-03-24 by Chubb.",
+        "Door 2-3-4 of the warehouse is stuck",
+        "Garage door stuck again, ring the service line on 22 33 44 55",
+        "The locker rooms are open 10-12-14 on weekdays",
     ],
 )
 def test_close_ordinary_notes_stay(text: str) -> None:
