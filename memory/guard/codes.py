@@ -161,13 +161,21 @@ def _a_secret_code(text: str, word_start: int, word_end: int, value_end: int) ->
     three words before the code word or two after it, and ``units``). A number before the word is none."""
     if value_end <= word_start:
         return False
-    words, units = _not_secret()
-    before = _WORDS.findall(_lower(text[_clause_start(text, word_start) : word_start]))[-3:]
-    after = _WORDS.findall(_lower(text[word_end : min(value_end, word_end + 80)]))[:2]
-    if any(w in words for w in (*before, *after)):
+    if code_named_otherwise(text, word_start, word_end, value_end):
         return False
     unit = _NEXT.match(text, value_end)
-    return unit is None or _lower(unit.group(1)) not in units
+    return unit is None or _lower(unit.group(1)) not in _not_secret()[1]
+
+
+def code_named_otherwise(text: str, word_start: int, word_end: int, value_end: int) -> bool:
+    """Whether a word of ``[code]``'s ``not_secret`` stands among the three before the code word or the two after
+    it (up to ``value_end``, or the next 80 characters when the value stands before the word): "the zip code",
+    "error code", "Code postal"."""
+    words = _not_secret()[0]
+    before = _WORDS.findall(_lower(text[_clause_start(text, word_start) : word_start]))[-3:]
+    stop = value_end if value_end > word_end else word_end + 80
+    after = _WORDS.findall(_lower(text[word_end : min(stop, word_end + 80)]))[:2]
+    return any(w in words for w in (*before, *after))
 
 
 # After a lock's own noun a code needs a link: "Bike lock: 0385", "the cabin's key safe is 9950".

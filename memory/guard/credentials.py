@@ -37,6 +37,7 @@ from .codes import (
     _a_secret_code,
     _numeric_code,
     _shape,
+    code_named_otherwise,
     dial_turns,
     keyed_codes,
     keyed_dials,
@@ -86,7 +87,7 @@ from .lexicon import (
     word_links,
 )
 from .spans import Found, Vetoed, overlap_test
-from .values_before import value_before
+from .values_before import digits_before, value_before
 
 RULE = "password-in-prose"
 
@@ -561,6 +562,13 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
                 and (before := value_before(text, start, end, own_links(phrase)))
             ):
                 found = before
+            if (
+                kind in ("numeric", "code")
+                and found is None
+                and (before := digits_before(text, start, end, links))
+                and not code_named_otherwise(text, start, end, end)
+            ):
+                found = before  # "8306 ist der Code für den Schlüsselkasten"
             if kind == "credential" and found is None:  # "user baker, pass crumbcake"
                 found = _listed_value(text, start, end, phrases, english or phrase in phrasal(), links)
             elif kind == "weak" and found is not None:

@@ -3,6 +3,7 @@
     "<value>" as the password · X is the password      'I went with "purple elephant" as the passphrase'
     <value> — <small words> <word>                     "Kotik2021 — это пароль", "cajueiro123 — essa é a senha"
     <plain word> <link> ... <word>                     "blueberry is the password for the guest network"
+    <4-8 digits> <small words, a link> <code word>     "8306 ist der Code für den Schlüsselkasten" (digits_before)
 
 ``credentials.find_prose_credentials`` asks here when nothing follows the word. Split from credentials.py
 (session 46) to keep each module under 700 lines. Pure functions, linear regexes; offsets are in the text given.
@@ -54,10 +55,18 @@ def value_before(text: str, word_start: int, word_end: int, links: frozenset[str
 _MAX_SMALL_WORDS = 5  # small words between a value that opens its clause and the credential word
 # A dash between them; a comma is none: "MOVISTAR_5A2C, la clave está en el router" names a network.
 _PAUSE = frozenset({"—", "–", "-"})
+_CODE_DIGITS = re.compile(r"\d{4,8}")
+
+
+def digits_before(text: str, word_start: int, word_end: int, links: frozenset[str]) -> tuple[int, int] | None:
+    """Four to eight digits that open their clause before a code's or a PIN's word, only small words between
+    and among them a link or a dash: "8306 ist der Code für den Schlüsselkasten", "3524 — ПИН-кодът на новата ти
+    карта". The caller judges the code word's own words ("02108 is the zip code")."""
+    return _value_opening(text, word_start, word_end, links, digits=True)
 
 
 def _value_opening(
-    text: str, word_start: int, word_end: int, links: frozenset[str]
+    text: str, word_start: int, word_end: int, links: frozenset[str], digits: bool = False
 ) -> tuple[int, int] | None:
     """A value that opens its clause, then only small words (any language's stopwords and links, a dash) before
     the credential word: "Kotik2021 — это пароль от дачи", "cajueiro123 — essa é a senha do wi-fi",
@@ -82,9 +91,12 @@ def _value_opening(
     value = text[s:e]
     if not opening or tokens[k].group()[-1] in ",،，、;" or not value[:1].isalnum():
         return None  # an item of a list, or a question ("¿Olvidaste tu contraseña?")
+    between = [t.group().lower() for t in tokens[k + 1 :]]
+    if digits:
+        linked = any(w in links or w in _PAUSE for w in between)
+        return (s, e) if _CODE_DIGITS.fullmatch(value) and linked else None
     if _lettered(value) or stronger(value):
         return None if _BRAND.fullmatch(value) or _VERSION.fullmatch(value) else (s, e)
-    between = [t.group().lower() for t in tokens[k + 1 :]]
     if tokens[k].group()[-1] in ":：":
         return None  # a heading: "vraag: wat is het ww van de gedeelde Gmail?"
     return (s, e) if _plain_opening(text, value, between, word_end, links) else None

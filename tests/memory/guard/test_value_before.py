@@ -40,3 +40,29 @@ def test_a_value_before_small_words_and_its_word_is_redacted(text, secret):
 )
 def test_talk_before_a_credential_word_is_left_alone(text):
     assert guard_redact(text)[0] == text
+
+
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        # digits that open their clause before a code's or a PIN's word, a link or a dash between (session 47)
+        ("6604 ist der Code für den Fahrradkeller.", "6604"),
+        ("2291 — это ПИН-код от новой карты.", "2291"),
+        ("4471 is the PIN for the shed", "4471"),
+    ],
+)
+def test_digits_before_a_code_word_are_redacted(text, secret):
+    assert_found_by_the_rules_alone(text, secret)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "02108 is the zip code for the office",
+        "1500 is the code length limit",
+        "2024 — the code freeze starts Monday",
+        "Ticket 4471: the PIN reset form is broken",
+    ],
+)
+def test_numbers_before_another_kind_of_code_are_left_alone(text):
+    assert guard_redact(text)[0] == text
