@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
+from .credential_values import compound_talk
 from .entropy import (
     DOTTED_IDENT,
     IDENTIFIER_PARTS,
@@ -161,6 +162,8 @@ def _password_value_ok(value: str, quoted: bool, prose: bool) -> bool:
         return False
     if v.isalpha() and v.lower() in talk_words():
         return False  # "Passcode: expired.", "password: required"
+    if not quoted and compound_talk(v):
+        return False  # "the password is case-sensitive", "Password: user-defined"
     if "(" in v or "://" in v or _names_a_field(v):
         return False
     if not quoted and _SNAKE_OR_CAMEL.fullmatch(v):

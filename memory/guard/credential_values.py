@@ -299,6 +299,42 @@ def _cjk_numbered(value: str) -> bool:
 _DESCRIBING = re.compile(r".*(?:ed|ing|ive|able|ible|ous|ful|less|al|ic|ary|ory|ent|ant|ure|ise|ize|ly|ty)$")
 
 
+def _compound(value: str) -> list[str] | None:
+    """The parts of two to four words of three letters or more joined by hyphens, in one case ("escape-hatch",
+    "PINEAPPLE-EXPRESS", "Case-Sensitive"), lower-cased; None for any other value."""
+    parts = value.split("-")
+    if not 2 <= len(parts) <= 4 or not all(len(p) >= 3 and p.isalpha() for p in parts):
+        return None
+    if not (value.islower() or value.isupper() or all(p[1:].islower() for p in parts)):
+        return None
+    return [p.lower() for p in parts]
+
+
+def compound_talk(value: str) -> bool:
+    """Two words joined by a hyphen that talk about a password ("case-sensitive", "user-defined", "auto-generated",
+    "self-service", "one-time"): a part that is a word of talk or of compound talk, or a describing ending last.
+    Three words or four are a passphrase's ("correct-horse-battery-staple")."""
+    low = _compound(value)
+    if low is None or len(low) != 2:
+        return False
+    if any(p in _stopwords() or p in _describing() or p in _COMPOUND_TALK for p in low):
+        return True
+    return _DESCRIBING.match(low[-1]) is not None
+
+
+def joined_words(value: str) -> bool:
+    """Words joined by hyphens that may be a password named in English talk ("the kiosk's exit password:
+    escape-hatch", "Wi-Fi key: ESPRESSO-MACHINE"): ``_compound``, and no compound talk."""
+    return _compound(value) is not None and not compound_talk(value)
+
+
+# Parts of the compounds that talk about passwords and logins ("self-service", "one-time", "two-factor")
+_COMPOUND_TALK = frozenset({"self", "one", "two", "multi", "single", "auto", "non", "user", "system", "time",
+                            "factor", "service", "case", "pass", "word", "pin", "code", "sign", "log", "read",
+                            "write", "only", "open", "source", "third", "party", "high", "low", "end", "day",
+                            "week", "month", "year", "hour", "well"})  # fmt: skip
+
+
 def _a_name(word: str) -> bool:
     """A single lower-case word that could be a password named in English talk ("bluefalcon",
     "pineconebeach"): six to twenty-four letters, no word of talk about passwords, no describing ending."""

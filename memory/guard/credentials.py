@@ -56,6 +56,7 @@ from .credential_values import (
     _passphrase,
     _policy_shaped,
     find_password_shaped,
+    joined_words,
     named_before,
     plausible,
     strong,
@@ -283,6 +284,8 @@ def _value(
         return s, e
     word = text[s:e]
     named = _a_name(word) or (word[:1].isupper() and word[1:].islower() and _a_name(word.lower()))
+    if english and linked and joined_words(word) and _SINGLE_END.match(text, e):
+        return s, e  # "Kiosk exit password for the lobby tablet: escape-hatch", "Wi-Fi key: ESPRESSO-MACHINE"
     if english and linked and named and (_SINGLE_END.match(text, e) or _GOES_ON.match(text, e)):
         return (
             s,

@@ -82,6 +82,9 @@ from memory.guard import guard_redact
         ("Gun safe in the basement: 31-08-57, left first.", "31-08-57"),
         ("The padlock on the side gate opens with 7-3-9.", "7-3-9"),
         ("Sejf w biurze szefa: 44 17 92", "44 17 92"),
+        # words joined by hyphens after an English word's link, the clause's end after them (session 47)
+        ("Exit password for the lobby kiosk: walnut-harbor", "walnut-harbor"),
+        ("The guest network key is MANGO-TANGO.", "MANGO-TANGO"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
@@ -143,6 +146,11 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "Door 2-3-4 of the warehouse is stuck",
         "Garage door stuck again, ring the service line on 22 33 44 55",
         "The locker rooms are open 10-12-14 on weekdays",
+        # two words joined that talk about a password (the assignment rule redacted these before session 47)
+        "the password is case-sensitive",
+        "Password: user-defined",
+        "the new password is auto-generated.",
+        "The password reset is self-service",
     ],
 )
 def test_close_ordinary_notes_stay(text: str) -> None:
