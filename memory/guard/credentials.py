@@ -87,6 +87,7 @@ from .lexicon import (
     talk_known,
     word_links,
 )
+from .remarks import spelled_values
 from .spans import Found, Vetoed, overlap_test
 from .values_before import digits_before, value_before
 
@@ -619,6 +620,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
     spans.extend(keyed_dials(text))
     spans.extend(dial_turns(text))
     spans.extend(lock_combinations(text))
+    spans.extend(spelled_values(text, phrases))
     spans.extend(spoken_digits(text, phrases))
     spans.extend(spoken_numbers(text, phrases))
     return sorted(set(spans))

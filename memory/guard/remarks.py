@@ -1,0 +1,102 @@
+"""A password that a remark on how to type it follows, in any language (``data/spelling.toml``).
+
+    <word> <link> <value>, <remark>        "the login for the supplier portal is ours-truly, lowercase, with the dash"
+    <word> ... <sign> <value> (<remark>)   "wifi = stroopwafel (alles klein)", "La pass del wifi? pizzamargherita, senza spazi"
+
+People say how to type what they have just written: its case, its spaces, its accents, its marks. The value is
+the one to five words between the last link or sign and the comma, bracket or dash before the remark, after a
+password's, a code's or a key's word in the same clause; none of it talk ("the password is simple, all
+lowercase letters"), none of it words that point elsewhere ("the one on the sticker, no spaces"). A sign-in
+word's value is an account as often ("the login is jsmith, all lowercase") and is not read here.
+
+``credentials.find_prose_credentials`` adds these spans; they pass the same vetoes (a network's name, a value of
+a name that says "not secret"). Pure functions, one pass for the remarks (a regex of every language's), the rest
+only around the few remarks a note holds.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from pathlib import Path
+
+from .credential_values import _REFERRING
+from .lexicon import _TOKEN, _clause_start, _describing, _lexicon_index, _lower, _trim
+from .values_before import _small_words
+
+SPELLING = Path(__file__).resolve().parent / "data" / "spelling.toml"
+
+_KINDS = frozenset({"credential", "weak", "code", "numeric", "lock"})  # not "signin": an account as often
+_MAX_VALUE_TOKENS = 5
+_NEAR = 100  # characters between the word's end and its link or sign
+_SIGNS = frozenset({":", "=", "—", "–", "-", "->", "→", "?", "：", "？"})
+# What stands between a value and its remark: a comma, a bracket, a dash ("ours-truly, lowercase")
+_BEFORE_REMARK = re.compile(r"(?:\s*[,(，、;]|\s+[—–-])\s*\Z")
+
+
+@functools.cache
+def _remarks() -> re.Pattern[str]:
+    """Every language's remarks as one pattern over the lower-cased note, whole words (a CJK one anywhere)."""
+    with SPELLING.open("rb") as handle:
+        tables = tomllib.load(handle)
+    phrases = sorted({p for table in tables.values() for p in table["remarks"]}, key=len, reverse=True)
+    return re.compile(r"(?<![^\W_])(?:" + "|".join(re.escape(p) for p in phrases) + r")(?![^\W_])")
+
+
+def spelled_values(text: str, phrases: list[tuple[int, int, str, str]]) -> list[tuple[int, int]]:
+    """Spans of values a spelling remark follows (module docstring); ``phrases``: the note's lexicon phrases
+    (``lexicon.phrases_in``)."""
+    ends = sorted(e for _, e, _, kind in phrases if kind in _KINDS)
+    if not ends:
+        return []
+    spans = []
+    for remark in _remarks().finditer(_lower(text)):
+        before = _BEFORE_REMARK.search(text, max(0, remark.start() - 6), remark.start())
+        if before is None:
+            continue
+        found = _value_before(text, before.start(), ends)
+        if found is not None:
+            spans.append(found)
+    return spans
+
+
+def _value_before(text: str, value_end: int, ends: list[int]) -> tuple[int, int] | None:
+    """The value that ends at ``value_end``: the tokens after the first link or sign that follows the last word of
+    ``_KINDS`` (``ends``) in the clause, at most five ("The password is the one on the sticker": all of "the
+    one on the sticker", not what follows Finnish's "on")."""
+    clause = _clause_start(text, value_end)
+    word_end = next((e for e in reversed(ends) if clause <= e <= value_end), None)
+    if word_end is None:
+        return None
+    tokens = list(_TOKEN.finditer(text, word_end, value_end))
+    links = _lexicon_index()[2]
+    for k, m in enumerate(tokens):
+        if m.start() - word_end > _NEAR:
+            return None
+        token = m.group()
+        sign = token in _SIGNS or (len(token) > 1 and token[-1:] in ":：?？=")
+        if not (sign or token.lower() in links):
+            continue
+        words = [t.group() for t in tokens[k + 1 :]]
+        if len(words) > _MAX_VALUE_TOKENS:
+            continue  # a qualifier's word read as a link ("senha do wi-fi da casa da praia é ..."): read on
+        if not words or _talk(words):
+            return None
+        first = k + 1
+        for j in range(k + 1, len(tokens) - 1):  # a link inside: "... da casa da praia é conchinha do mar"
+            if tokens[j].group().lower() in links and not _talk([t.group() for t in tokens[j + 1 :]]):
+                first = j + 1
+                break
+        s, e = _trim(text, tokens[first].start(), tokens[-1].end())
+        return (s, e) if s < e else None
+    return None
+
+
+def _talk(words: list[str]) -> bool:
+    """Whether the words are talk, not a value: every one a small word or a describing one ("simple", "the
+    same"), or one that points elsewhere ("the one on the sticker")."""
+    low = [w.strip(".,;:!?()\"'«»“”‘’").lower() for w in words]
+    if any(w in _REFERRING for w in low):
+        return True
+    return all(w in _small_words() or w in _describing() or not w for w in low)

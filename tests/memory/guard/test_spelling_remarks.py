@@ -1,0 +1,40 @@
+"""A password that a remark on how to type it follows (``remarks.spelled_values``, ``data/spelling.toml``),
+session 47. None of these phrasings is in a prose set; each is found by the rules alone, the learned tagger
+held off."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.guard import guard_redact
+from tests.memory.guard.helpers import assert_found_by_the_rules_alone
+
+
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        ("The guest wifi at the cabin is huckleberry, all lowercase.", "huckleberry"),
+        ("Password for the shared printer is blue moon river, no caps", "blue moon river"),
+        ("wifi = pannenkoek (alles klein)", "pannenkoek"),
+        ("La clave del wifi del taller es membrillo, todo en minúsculas.", "membrillo"),
+        ("A senha do portátil da loja é castanha assada, sem acento.", "castanha assada"),
+        ("Кодът на сейфа е — nevermind; пароль от роутера — подсолнух, маленькими буквами", "подсолнух"),
+        ("הסיסמה של הנתב היא תפוחזהב, בלי רווח", "תפוחזהב"),
+    ],
+)
+def test_a_value_a_spelling_remark_follows_is_redacted(text, secret):
+    assert_found_by_the_rules_alone(text, secret)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The password policy is simple, all lowercase letters are fine",
+        "The password is the one on the sticker, no spaces",
+        "Passwords are case sensitive, no spaces allowed",
+        "the login is jsmith, all lowercase",  # an account's name
+        "Usernames are first.last, all lowercase, no spaces",
+    ],
+)
+def test_talk_before_a_spelling_remark_is_left_alone(text):
+    assert guard_redact(text)[0] == text
