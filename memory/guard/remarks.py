@@ -31,8 +31,9 @@ _KINDS = frozenset({"credential", "weak", "code", "numeric", "lock"})  # not "si
 _MAX_VALUE_TOKENS = 5
 _NEAR = 100  # characters between the word's end and its link or sign
 _SIGNS = frozenset({":", "=", "—", "–", "-", "->", "→", "?", "：", "？"})
-# What stands between a value and its remark: a comma, a bracket, a dash ("ours-truly, lowercase")
-_BEFORE_REMARK = re.compile(r"(?:\s*[,(，、;]|\s+[—–-])\s*\Z")
+# What stands between a value and its remark: a comma, a bracket, a dash ("ours-truly, lowercase"), or only a
+# space after a quoted value ("c'est « chevrefeuille » sans accent")
+_BEFORE_REMARK = re.compile(r"(?:\s*[,(，、;]|\s+[—–-]|(?<=[»\"”’'])[ \t]+)\s*\Z")  # or a space after a quote
 
 
 @functools.cache
@@ -89,6 +90,10 @@ def _value_before(text: str, value_end: int, ends: list[int]) -> tuple[int, int]
                 first = j + 1
                 break
         s, e = _trim(text, tokens[first].start(), tokens[-1].end())
+        while s < e and text[s].isspace():  # "« chevrefeuille »": the quotes' spaces
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
         return (s, e) if s < e else None
     return None
 

@@ -20,6 +20,8 @@ from tests.memory.guard.helpers import assert_found_by_the_rules_alone
         ("A senha do portátil da loja é castanha assada, sem acento.", "castanha assada"),
         ("Кодът на сейфа е — nevermind; пароль от роутера — подсолнух, маленькими буквами", "подсолнух"),
         ("הסיסמה של הנתב היא תפוחזהב, בלי רווח", "תפוחזהב"),
+        # after a quoted value, a space is enough
+        ("Le code du wifi c'est « mirabelle » sans accent", "mirabelle"),
     ],
 )
 def test_a_value_a_spelling_remark_follows_is_redacted(text, secret):
