@@ -284,7 +284,10 @@ def _value(
     if plausible(text[s:e]):
         return s, e
     word = text[s:e]
-    named = _a_name(word) or (word[:1].isupper() and word[1:].islower() and _a_name(word.lower()))
+    bare_word = word.rstrip("!")  # "pw = livingroomjams!": a mark a password ends in as often as talk
+    named = _a_name(bare_word) or (
+        bare_word[:1].isupper() and bare_word[1:].islower() and _a_name(bare_word.lower())
+    )
     if english and linked and joined_words(word) and _SINGLE_END.match(text, e):
         return s, e  # "Kiosk exit password for the lobby tablet: escape-hatch", "Wi-Fi key: ESPRESSO-MACHINE"
     if english and linked and named and (_SINGLE_END.match(text, e) or _GOES_ON.match(text, e)):

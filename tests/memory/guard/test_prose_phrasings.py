@@ -85,6 +85,8 @@ from memory.guard import guard_redact
         # words joined by hyphens after an English word's link, the clause's end after them (session 47)
         ("Exit password for the lobby kiosk: walnut-harbor", "walnut-harbor"),
         ("The guest network key is MANGO-TANGO.", "MANGO-TANGO"),
+        # a lone word with the "!" a password ends in as often as talk does
+        ("Remember to tell Ana: new Spotify pw = sandcastles!", "sandcastles!"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
@@ -151,6 +153,7 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "Password: user-defined",
         "the new password is auto-generated.",
         "The password reset is self-service",
+        "the password is wrong!",
     ],
 )
 def test_close_ordinary_notes_stay(text: str) -> None:
