@@ -33,6 +33,7 @@ from .lexicon import (
     _describing,
     _stopwords,
     _trim,
+    credential_words,
     not_passwords,
 )
 
@@ -246,6 +247,8 @@ def _passphrase(
     # after a phrase's own word and a colon, a sentence: up to half its words small ("the quick trombone of the
     # north"), four words or more, none that points elsewhere or says what it is ("the one we agreed on")
     lowered = [w.group().rstrip(_CLOSE).lower() for w in words]
+    if not seed and not credential_words().isdisjoint(lowered):
+        return None  # "passwd: password updated successfully": talk about a password, not one
     told = any(w in _REFERRING for w in lowered)
     sentence = 4 <= len(words) >= 2 * stopped and not any(w in _describing() for w in lowered)
     phrase_named = named and stops is None and not told and (3 * stopped <= len(words) or sentence)

@@ -281,6 +281,16 @@ def _said_of_passwords() -> frozenset[str]:
     return frozenset(w for table in _describing_tables().values() for w in table["words"])
 
 
+@functools.cache
+def credential_words() -> frozenset[str]:
+    """Every language's single words for a password ("password", "passwort", "contraseña", "пароль"): a
+    phrase that holds one talks about a password ("passwd: password updated successfully")."""
+    lexicon = _lexicon()
+    return frozenset(
+        w for k, v in lexicon.items() if k not in _KINDS for w in v["words"] if " " not in w and w.isalpha()
+    )
+
+
 def talk_known(languages: frozenset[str]) -> bool:
     """Whether ``data/describing.toml`` holds what is said of a password in one of these languages: only then
     is a lone word or a pair of words after their link read as a value."""

@@ -154,6 +154,8 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "the new password is auto-generated.",
         "The password reset is self-service",
         "the password is wrong!",
+        # a phrase that holds a password's word talks about one
+        "passwd: password updated successfully, as expected",
     ],
 )
 def test_close_ordinary_notes_stay(text: str) -> None:
