@@ -34,6 +34,7 @@ from .lexicon import (
     _stopwords,
     _trim,
     credential_words,
+    errands,
     not_passwords,
 )
 
@@ -249,6 +250,8 @@ def _passphrase(
     lowered = [w.group().rstrip(_CLOSE).lower() for w in words]
     if not seed and not credential_words().isdisjoint(lowered):
         return None  # "passwd: password updated successfully": talk about a password, not one
+    if stops is None and not seed and not errands().isdisjoint(lowered):
+        return None  # after a word English shares ("Password del Wi-Fi: chiedere alla reception"): an errand
     told = any(w in _REFERRING for w in lowered)
     sentence = 4 <= len(words) >= 2 * stopped and not any(w in _describing() for w in lowered)
     phrase_named = named and stops is None and not told and (3 * stopped <= len(words) or sentence)

@@ -278,7 +278,23 @@ def foreign_talk(languages: frozenset[str]) -> frozenset[str]:
 
 @functools.cache
 def _said_of_passwords() -> frozenset[str]:
-    return frozenset(w for table in _describing_tables().values() for w in table["words"])
+    """Every language's ``words`` and ``errands`` of ``data/describing.toml``."""
+    return frozenset(
+        w for table in _describing_tables().values() for w in (*table["words"], *table.get("errands", ()))
+    )
+
+
+@functools.cache
+def errands() -> frozenset[str]:
+    """Every language's ``errands`` of ``data/describing.toml`` ("chiedere", "спроси", "siehe"): a phrase that holds
+    one points elsewhere, whatever the language of the word before it. Not a word that any language's stopwords
+    hold (Spanish's envelope, "sobre", is Portuguese's "about"; Czech's "les" is French's article)."""
+    import stopwordsiso
+
+    small = foreign_stopwords(frozenset(stopwordsiso.langs()))
+    return frozenset(
+        w for table in _describing_tables().values() for w in table.get("errands", ()) if w not in small
+    )
 
 
 @functools.cache
