@@ -180,8 +180,9 @@ _PHRASE_DASH = re.compile(r"\s[-–—]\s")
 _PHRASE_END = tuple(",\"”’'»")
 _PHRASE_NUMBER = re.compile(r"\d{1,4}(?:am|pm)?")
 # Words that point to a password told elsewhere, not a phrase's own: "the one we agreed on", "you know which"
-_REFERRING = frozenset({"one", "ones", "we", "you", "i", "they", "he", "she", "agreed", "usual", "previous", "last",
-                        "told", "gave", "given", "know", "remember"})  # fmt: skip
+# (no pronoun: "Passphrase: i love my dog at dawn" is a sentence of one's own)
+_REFERRING = frozenset({"one", "ones", "agreed", "usual", "previous", "last", "told", "gave", "given", "know",
+                        "remember"})  # fmt: skip
 
 # A first word that points elsewhere ("passphrase: in the drawer", "same as before"), not a phrase's own
 _POINTERS = frozenset({"in", "on", "at", "under", "from", "with", "by", "see", "ask", "same", "not", "no",

@@ -99,9 +99,8 @@ PRIORITY = 2  # as the assignment rules: where both see one password, the longer
 
 _MAX_SIGNIN_TOKENS = 8  # tokens of a sign-in clause searched for a value
 
-_MAX_CLAUSE_TOKENS = (
-    24  # tokens after a credential word searched for a secret-shaped value (12 before session 47)
-)
+# tokens after a credential word searched for a secret-shaped value (12 before session 47)
+_MAX_CLAUSE_TOKENS = 24
 
 # Tokens of an aside in brackets before the link: "verbal password (if ADT calls, they ask for it): X"
 _ASIDE_TOKENS = 14
@@ -183,10 +182,9 @@ def _after_word(
     quoted = _quoted(text, tokens[0][0])  # "use passphrase 'winter is coming to Oslo'"
     if quoted is not None and " " in text[quoted[0] : quoted[1]].strip():
         return quoted
+    # "the guest account has password 'popcorn'": quotes make a word a value, as after a link
     if quoted is not None and english and _a_name(text[quoted[0] : quoted[1]]):
-        return (
-            quoted  # "the guest account has password 'popcorn'": quotes make a word a value, as after a link
-        )
+        return quoted
     s, e = _trim(text, *tokens[0])
     if strong(text[s:e]):
         return s, e

@@ -1,13 +1,15 @@
 """A password that a remark on how to type it follows, in any language (``data/spelling.toml``).
 
-    <word> <link> <value>, <remark>        "the login for the supplier portal is ours-truly, lowercase, with the dash"
-    <word> ... <sign> <value> (<remark>)   "wifi = stroopwafel (alles klein)", "La pass del wifi? pizzamargherita, senza spazi"
+    <word> <link> <value>, <remark>        "the guest wifi at the cabin is huckleberry, all lowercase"
+    <word> ... <sign> <value> (<remark>)   "wifi = stroopwafel (alles klein)"
+    <word> <link> "<value>" <remark>       "Le code wifi du gîte c'est « chevrefeuille » sans accent"
 
 People say how to type what they have just written: its case, its spaces, its accents, its marks. The value is
-the one to five words between the last link or sign and the comma, bracket or dash before the remark, after a
-password's, a code's or a key's word in the same clause; none of it talk ("the password is simple, all
-lowercase letters"), none of it words that point elsewhere ("the one on the sticker, no spaces"). A sign-in
-word's value is an account as often ("the login is jsmith, all lowercase") and is not read here.
+the one to five words between the first link or sign after the last password's, code's or key's word of the
+clause and the comma, bracket or dash before the remark (after a link inside them, when what follows it is no
+talk: "senha do wi-fi da casa da praia é conchinha do mar, sem acento"); none of it talk ("the password is
+simple, all lowercase letters"), none of it words that point elsewhere ("the one on the sticker, no spaces").
+A sign-in word's value is an account as often ("the login is jsmith, all lowercase") and is not read here.
 
 ``credentials.find_prose_credentials`` adds these spans; they pass the same vetoes (a network's name, a value of
 a name that says "not secret"). Pure functions, one pass for the remarks (a regex of every language's), the rest
