@@ -72,6 +72,7 @@ from memory.guard import guard_redact
             "Passphrase for the signing key: seven otters float past the mill 1987",
             "seven otters float past the mill 1987",
         ),
+        ("Passphrase: i love my dog at dawn", "i love my dog at dawn"),
         # an English qualifier that Finnish reads as a link ("on"), and no value after that link
         ("the hotspot password on the tablet is just 'marzipan' for now", "marzipan"),
         # digits, then what follows keying, a lock's noun in the sentence (session 47)
