@@ -228,6 +228,17 @@ def _passphrase(
     # "Password: Quiet River Stone", "Hasło do wifi: Zielona Herbata", "Passordet ... er Fjellbekk Tur Ski": a
     # title's capitals
     titled = all(w.group()[:1].isupper() and w.group().rstrip(_CLOSE)[1:].islower() for w in words)
+    # ... or with small words of three letters or fewer between capitalised ones: "Knedlík s Omáčkou", "Gandalf
+    # the Grey" (a title's first and last words capitalised)
+    capitals = [w.group()[:1].isupper() and w.group().rstrip(_CLOSE)[1:].islower() for w in words]
+    joined = (
+        len(words) >= 3
+        and capitals[0]
+        and capitals[-1]
+        and all(
+            c or (len(w.group()) <= 3 and w.group().islower()) for c, w in zip(capitals, words, strict=True)
+        )
+    )
     # two words where ``pairs`` ("è girasol amarillo"), or in a title's capitals
     least = 2 if (titled or pairs) and _a_pair(text, start, end, words, stops, endings) else 3
     if not least <= len(words) <= most or words[0].group().lower() in _POINTERS:
@@ -239,7 +250,7 @@ def _passphrase(
         # phrase of caseless words: "비밀번호는 보안팀에서 관리하기로 함")
         caseless = word == word.lower() == word.upper() and (stops is None or not _CJK_CHAR.search(word))
         # "Lighthouse keeper ...", "... jede do Brna"; German writes its nouns so: "blaue Katze tanzt"
-        proper = (i == 0 or named or titled or nouns) and word[1:].islower()
+        proper = (i == 0 or named or titled or joined or nouns) and word[1:].islower()
         if named and i == len(words) - 1 and i >= 3 and _PHRASE_NUMBER.fullmatch(word):
             break  # a named phrase's last word may be a number: "the quiet ferry leaves at dawn 1999", "... at 3am"
         if not (word.isalpha() and (word.islower() or caseless or proper)):
@@ -256,7 +267,13 @@ def _passphrase(
     told = any(w in _REFERRING for w in lowered)
     sentence = 4 <= len(words) >= 2 * stopped and not any(w in _describing() for w in lowered)
     phrase_named = named and stops is None and not told and (3 * stopped <= len(words) or sentence)
-    if stopped and not phrase_named and (stops is None or not _foreign_phrase(lowered, stops, signed)):
+    # a title of three words or more may hold a small word in three ("Fjellbekk Tur Ski", "Gandalf the Grey")
+    title = (titled or joined) and len(words) >= 3 and 3 * stopped <= len(words) and not told
+    if (
+        stopped
+        and not (phrase_named or title)
+        and (stops is None or not _foreign_phrase(lowered, stops, signed))
+    ):
         return None
     last = words[-1]
     return start + words[0].start(), start + last.start() + len(last.group().rstrip(_CLOSE))

@@ -343,6 +343,10 @@ def _a_word_named(
     )
 
 
+# A key printed in groups of digits (a FRITZ!Box's twenty): four groups or more of four or five digits
+_YEARS = re.compile(r"(?:(?:19|20)\d\d ?)+")  # "the key years 2024 2025 2026 2027"
+_KEY_GROUPS = re.compile(r"[ \t]*[:=]?[ \t]*(\d{4,5}(?: \d{4,5}){3,7})(?![\w.,/-]?\d)")
+
 _SINGLE_END = re.compile(r"\s*(?:$|[.,;!?)(]|[-–—]\s|\n)")
 # An English clause that goes on after a lone word, another clause's subject or verb after the conjunction:
 # "their Netflix password is marigoldsunday and asked me to ...", "... is bluebell but she changed it"; not a
@@ -576,6 +580,14 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
                 found = before  # "8306 ist der Code für den Schlüsselkasten"
             if kind == "credential" and found is None:  # "user baker, pass crumbcake"
                 found = _listed_value(text, start, end, phrases, english or phrase in phrasal(), links)
+            elif (
+                kind == "weak"
+                and (groups := _KEY_GROUPS.match(text, end))
+                and not _YEARS.fullmatch(groups[1])
+            ):
+                found = groups.span(
+                    1
+                )  # "WLAN ... Schlüssel 4719 2836 5501 9823 2210": a router's printed key
             elif kind == "weak" and found is not None:
                 value = text[found[0] : found[1]]
                 # "key: mossyStone!river"; not code's "key, delta=1"

@@ -88,6 +88,11 @@ from memory.guard import guard_redact
         ("The guest network key is MANGO-TANGO.", "MANGO-TANGO"),
         # a lone word with the "!" a password ends in as often as talk does
         ("Remember to tell Ana: new Spotify pw = sandcastles!", "sandcastles!"),
+        # a title with a small word inside (session 47)
+        ("Passordet til gjestenettet er Fjellrev Tur Vann.", "Fjellrev Tur Vann"),
+        ("Heslo k tiskárně: Svíčková s Knedlíkem", "Svíčková s Knedlíkem"),
+        # a router's key printed in groups of digits, after a key's word
+        ("WLAN bei den Nachbarn, Schlüssel: 5512 0938 4471 2206 7735", "5512 0938 4471 2206 7735"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
@@ -155,6 +160,9 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "the new password is auto-generated.",
         "The password reset is self-service",
         "the password is wrong!",
+        "The Password Is On The Sticker",
+        "Password: Ask the Office",
+        "the key years were 2024 2025 2026 2027",
         # a phrase that holds a password's word talks about one
         "passwd: password updated successfully, as expected",
         # an errand after a word English shares, in another language (describing.toml's errands)
