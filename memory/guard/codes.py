@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 
 from .lexicon import (
     _CLAUSE_MAX,
+    _LETTER_RUN,
     _MAX_GAP_TOKENS,
     SHAPES,
     _clause_end,
@@ -163,8 +164,7 @@ def _a_secret_code(text: str, word_start: int, word_end: int, value_end: int) ->
         return False
     if code_named_otherwise(text, word_start, word_end, value_end):
         return False
-    unit = _NEXT.match(text, value_end)
-    return unit is None or _lower(unit.group(1)) not in _not_secret()[1]
+    return not _a_quantity(text, value_end)
 
 
 def code_named_otherwise(text: str, word_start: int, word_end: int, value_end: int) -> bool:
@@ -196,8 +196,7 @@ def lock_code(text: str, end: int, phrase: str) -> tuple[int, int] | None:
     link = _LOCK_LINK.match(text, end)
     if link is None and phrase in _lexicon()["lock"]["short"]:
         link = _SHORT_LOCK_LINK.match(text, end)
-        unit = _NEXT.match(text, link.end()) if link else None
-        if unit and _lower(unit.group(1)) in _not_secret()[1]:
+        if link and _a_quantity(text, link.end()):
             link = None  # "the bike lock is 300 m away"
     return link.span(1) if link else None
 
@@ -545,12 +544,12 @@ _SPOKEN_RUN = 120  # characters a run of numbers in words may take
 
 
 def _a_quantity(text: str, end: int) -> bool:
-    """A unit right after numbers said in words: "broken for twenty-two, twenty-three days" counts days."""
+    """A unit of ``[code]``'s ``units`` right after a number: "the code is 1500 lines", "the bike lock is 300 m
+    away", "broken for twenty-two, twenty-three days"."""
     unit = _NEXT.match(text, end)
     return unit is not None and _lower(unit.group(1)) in _not_secret()[1]
 
 
-_LETTER_RUN = re.compile(r"[^\W\d_]+")
 # A time said in words: "at twelve thirty", "um halb", "a las doce", "twelve thirty pm"
 _AT_TIME = re.compile(
     r"(?<!\w)(?:at|by|until|till|from|around|about|before|after|past|um|ab|bis|a las|à|alle|às|om|v|ve)\s+\Z",

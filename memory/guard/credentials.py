@@ -581,13 +581,10 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
             if kind == "credential" and found is None:  # "user baker, pass crumbcake"
                 found = _listed_value(text, start, end, phrases, english or phrase in phrasal(), links)
             elif (
-                kind == "weak"
-                and (groups := _KEY_GROUPS.match(text, end))
-                and not _YEARS.fullmatch(groups[1])
+                kind == "weak" and (keyed := _KEY_GROUPS.match(text, end)) and not _YEARS.fullmatch(keyed[1])
             ):
-                found = groups.span(
-                    1
-                )  # "WLAN ... Schlüssel 4719 2836 5501 9823 2210": a router's printed key
+                # "WLAN ... Schlüssel 4719 2836 5501 9823 2210": a router's printed key
+                found = keyed.span(1)
             elif kind == "weak" and found is not None:
                 value = text[found[0] : found[1]]
                 # "key: mossyStone!river"; not code's "key, delta=1"

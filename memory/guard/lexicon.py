@@ -69,24 +69,33 @@ def _number_tables() -> dict[str, Any]:
 
 
 @functools.cache
+def _two_digit_numbers(language: str) -> tuple[str, ...]:
+    """A language's numbers of two digits in words (its ``[numbers.<language>]`` table), longest first: its
+    ``teens`` and ``tens``, and each ten joined to each of its digits ("twenty-eight", "treinta y dos",
+    "achtundzwanzig", "ventotto")."""
+    spec = _number_file()["numbers"][language]
+    units = [w for words in _number_tables()[language]["digits"][1:] for w in words]
+    built: list[str] = []
+    for ten in spec["tens"]:
+        for unit in units:
+            for join in spec["join"]:
+                if spec.get("unit_first"):
+                    built.append(unit + join + ten)
+                elif spec.get("elide") and unit[:1] in "aeiou" and ten[-1:] in "aeiou":
+                    built.append(ten[:-1] + join + unit)  # "venti" + "otto": "ventotto"
+                else:
+                    built.append(ten + join + unit)
+    return tuple(sorted({*built, *spec["teens"], *spec["tens"]}, key=len, reverse=True))
+
+
+@functools.cache
 def spoken_number_patterns() -> dict[str, re.Pattern[str]]:
     """Per language of ``[numbers.*]``: two to four numbers said in words in a row, one of two digits or more,
     apart by spaces, commas or dashes ("twelve twenty-eight", "treinta y dos, catorce, nueve",
-    "fünfzehn, dreißig, fünfundvierzig"); each number 10-99 built from the table, or one of its digits."""
+    "fünfzehn, dreißig, fünfundvierzig"); each number 10-99 (``_two_digit_numbers``), or one of its digits."""
     out: dict[str, re.Pattern[str]] = {}
-    for language, spec in _number_file().get("numbers", {}).items():
-        units = [w for words in _number_tables()[language]["digits"][1:] for w in words]
-        built: list[str] = []
-        for ten in spec["tens"]:
-            for unit in units:
-                for join in spec["join"]:
-                    if spec.get("unit_first"):
-                        built.append(unit + join + ten)
-                    elif spec.get("elide") and unit[:1] in "aeiou" and ten[-1:] in "aeiou":
-                        built.append(ten[:-1] + join + unit)  # "venti" + "otto": "ventotto"
-                    else:
-                        built.append(ten + join + unit)
-        two = sorted({*built, *spec["teens"], *spec["tens"]}, key=len, reverse=True)
+    for language in _number_file().get("numbers", {}):
+        two = _two_digit_numbers(language)
         one = sorted(
             {w for words in _number_tables()[language]["digits"] for w in words}, key=len, reverse=True
         )
@@ -103,24 +112,12 @@ def spoken_number_patterns() -> dict[str, re.Pattern[str]]:
 
 @functools.cache
 def spoken_number_words() -> dict[str, frozenset[str]]:
-    """Per language of ``[numbers.*]``: the words one of its numbers of two digits holds, letters only ("twenty",
-    "fünfundvierzig", "treinta"): a text with none of them holds none of its numbers."""
-    out: dict[str, frozenset[str]] = {}
-    for language in spoken_number_patterns():
-        spec = _number_file()["numbers"][language]
-        words = {w for phrase in [*spec["teens"], *spec["tens"]] for w in _LETTER_RUN.findall(phrase)}
-        if any(not join.strip(" -") for join in spec["join"]) or spec.get("unit_first"):
-            # numbers written as one word ("ventotto", "achtundzwanzig"): every one of them
-            units = [w for words_ in _number_tables()[language]["digits"][1:] for w in words_]
-            for ten in spec["tens"]:
-                for unit in units:
-                    for join in spec["join"]:
-                        glued = unit + join + ten if spec.get("unit_first") else ten + join + unit
-                        words.update(_LETTER_RUN.findall(glued))
-                        if spec.get("elide"):
-                            words.update(_LETTER_RUN.findall(ten[:-1] + join + unit))
-        out[language] = frozenset(words)
-    return out
+    """Per language of ``[numbers.*]``: the word each of its numbers of two digits opens with, letters only
+    ("twenty", "treinta", "fünfundvierzig", "quatre"): a text with none of them holds none of its numbers."""
+    return {
+        language: frozenset(m.group() for w in _two_digit_numbers(language) if (m := _LETTER_RUN.search(w)))
+        for language in spoken_number_patterns()
+    }
 
 
 _LETTER_RUN = re.compile(r"[^\W\d_]+")
@@ -285,13 +282,19 @@ def _said_of_passwords() -> frozenset[str]:
 
 
 @functools.cache
+def every_stopword() -> frozenset[str]:
+    """Every language's stopwords (stopwords-iso) and English's own."""
+    import stopwordsiso
+
+    return foreign_stopwords(frozenset(stopwordsiso.langs()))
+
+
+@functools.cache
 def errands() -> frozenset[str]:
     """Every language's ``errands`` of ``data/describing.toml`` ("chiedere", "спроси", "siehe"): a phrase that holds
     one points elsewhere, whatever the language of the word before it. Not a word that any language's stopwords
     hold (Spanish's envelope, "sobre", is Portuguese's "about"; Czech's "les" is French's article)."""
-    import stopwordsiso
-
-    small = foreign_stopwords(frozenset(stopwordsiso.langs()))
+    small = every_stopword()
     return frozenset(
         w for table in _describing_tables().values() for w in table.get("errands", ()) if w not in small
     )

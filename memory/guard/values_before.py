@@ -23,7 +23,7 @@ from .lexicon import (
     _said_of_passwords,
     _stopwords,
     _trim,
-    foreign_stopwords,
+    every_stopword,
 )
 
 # A value before "as the password" or "is the password": 'I went with "purple elephant dances slowly" as the
@@ -135,6 +135,4 @@ _WORD_AFTER = re.compile(r"[ \t]{1,2}([^\W\d_]+)|['’]s\b")
 def _small_words() -> frozenset[str]:
     """Every language's stopwords (stopwords-iso) and the lexicon's links: what may stand between a value and its
     word ("это", "essa é a", "so lautet das")."""
-    import stopwordsiso
-
-    return foreign_stopwords(frozenset(stopwordsiso.langs())) | _lexicon_index()[2]
+    return every_stopword() | _lexicon_index()[2]
