@@ -667,6 +667,7 @@ BLIND_DIRECTIVES = (
     "heldout18",
     "heldout19",
     "heldout20",
+    "heldout21",
 )
 
 
