@@ -539,6 +539,10 @@ PROSE_SETS = (
         "heldout49",
         "session 47: the whole range with the plain brief, 55% English and 28 other languages, by a thirty-third helper before the session's changes; measured by 2194941 (the session's start) and as shipped, never read: **blind**",
     ),
+    (
+        "heldout50",
+        "session 48: the whole range with the plain brief, 55% English and at least 25 other languages, by a thirty-fourth helper before the session's changes; measured by 5d4682c (the session's start) and as shipped, never read: **blind**",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
@@ -552,6 +556,7 @@ BLIND_PROSE = (
     "heldout45",
     "heldout46",
     "heldout49",
+    "heldout50",
 )
 
 
