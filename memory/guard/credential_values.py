@@ -188,7 +188,7 @@ _REFERRING = frozenset({"one", "ones", "agreed", "usual", "previous", "last", "t
 _POINTERS = frozenset({"in", "on", "at", "under", "from", "with", "by", "see", "ask", "same", "not", "no",
                        "still", "stored", "saved", "kept", "written", "inside", "behind", "use", "choose", "pick",
                        "make", "try", "avoid", "never", "always", "must", "should", "need", "needs", "minimum",
-                       "maximum"})  # fmt: skip
+                       "maximum", "through", "via"})  # fmt: skip
 
 
 def _passphrase(
@@ -201,6 +201,7 @@ def _passphrase(
     pairs: bool = False,
     nouns: bool = False,
     endings: tuple[str, ...] = (),
+    spoken: bool = False,
 ) -> tuple[int, int] | None:
     """Three to six ordinary lower-case words, to the end of the clause or to a comma, a closing quote, a
     dash or an aside ("the password is marmalade sunset river — she wants it reset"); the first never a
@@ -267,11 +268,23 @@ def _passphrase(
     told = any(w in _REFERRING for w in lowered)
     sentence = 4 <= len(words) >= 2 * stopped and not any(w in _describing() for w in lowered)
     phrase_named = named and stops is None and not told and (3 * stopped <= len(words) or sentence)
+    # after "password is" in English, a phrase of four words or more, a third of them small at most, that
+    # neither opens nor ends on a small one ("the password is apple pie and cream")
+    spoken_phrase = (
+        spoken
+        and stops is None
+        and not told
+        and len(words) >= 4
+        and 3 * stopped <= len(words)
+        and lowered[0] not in _stopwords()
+        and lowered[-1] not in _stopwords()
+        and not any(w in _describing() for w in lowered)
+    )
     # a title of three words or more may hold a small word in three ("Fjellbekk Tur Ski", "Gandalf the Grey")
     title = (titled or joined) and len(words) >= 3 and 3 * stopped <= len(words) and not told
     if (
         stopped
-        and not (phrase_named or title)
+        and not (phrase_named or title or spoken_phrase)
         and (stops is None or not _foreign_phrase(lowered, stops, signed))
     ):
         return None

@@ -296,7 +296,14 @@ def _value(
     if linked and (english or phrasal):  # a phrase's own word names it in any language
         before = text[max(0, start - 4) : start].rstrip()
         sign = bool(before) and before[-1] in ":：—–-="
-        return _passphrase(text, s, clause_end, phrasal, pairs=english and not (sign and bare))
+        return _passphrase(
+            text,
+            s,
+            clause_end,
+            phrasal,
+            pairs=english and not (sign and bare),
+            spoken=english and not phrasal,
+        )
     if linked and languages:  # "la sua password è luna piena mare": no word of its language's talk
         before = text[max(0, start - 4) : start].rstrip()
         # "hasło do serwera: ...", "пароль от почты — ..."; a bare heading's talk is an errand ("Hasło: zapytaj
@@ -362,6 +369,8 @@ _GOES_ON = re.compile(
 # speaks of its password or key apart: "Our Wi-Fi is Livebox-8A2F. La clé est sur l'étiquette", "Wifi in the café
 # is 'CafeLumen' — no password".
 _NETWORK_WORDS = frozenset({"wifi", "wi-fi", "wlan"})
+# The weak words that name a network's password after its name ("rede Conecta_2G, chave saudadedelisboa")
+_KEY_WORDS = frozenset({"key", "schlüssel", "clé", "llave", "chave", "chiave", "sleutel", "ключ"})
 
 
 def _named_apart(phrases: Iterable[tuple[int, int, str, str]], after: int) -> bool:
@@ -399,6 +408,22 @@ _LISTED_ITEM = re.compile(r"[^,;\n(]{1,80}")  # an item of a list, to its comma
 _LISTED_END = re.compile(r"\s*(?:$|[,;(\n]|[.!?](?:\s|$))")
 
 
+def _network_before(text: str, start: int) -> bool:
+    """A network named up to 80 characters before the key's word ("ssid: FBI_Van_3\nkey: ...")."""
+    network = _ACCOUNT_BEFORE.search(text, max(0, start - 80), start)
+    return network is not None and network.group() != "@"
+
+
+def _a_network_key(value: str) -> bool:
+    """One word a network's key may be: letters (capitals between words too), a closing "!", or a secret's shape."""
+    return (
+        _a_name(value.rstrip("!").lower())
+        or bool(_JOINED_WORDS.fullmatch(value))
+        or _lettered(value)
+        or stronger(value)
+    ) and not _KEY_COMBO.search(value)
+
+
 def _listed_value(
     text: str,
     start: int,
@@ -406,6 +431,7 @@ def _listed_value(
     phrases: list[tuple[int, int, str, str]],
     english: bool,
     links: frozenset[str],
+    networked: bool = False,
 ) -> tuple[int, int] | None:
     """A value right after a credential word that a comma puts after an account or a network in its clause,
     the value ending the item ("user baker, pass crumbcake", "uživatel eshop_admin, heslo Kolonáda.Karlovy.Vary",
@@ -416,9 +442,10 @@ def _listed_value(
     if not text[max(0, start - 3) : start].rstrip().endswith(","):
         return None
     clause = _clause_start(text, start)
-    account = any(
-        kind == "signin" and clause <= s < start for s, _, _, kind in phrases
-    ) or _ACCOUNT_BEFORE.search(text, clause, start)
+    network = _ACCOUNT_BEFORE.search(text, clause, start)
+    if networked and (network is None or network.group() == "@"):
+        return None  # a key's word names a password only after a network's: "SSID Kesaranta, key mossybirch"
+    account = network or any(kind == "signin" and clause <= s < start for s, _, _, kind in phrases)
     if not account:
         return None
     item = _LISTED_ITEM.match(text, end)
@@ -429,10 +456,17 @@ def _listed_value(
         return None
     s, e = _trim(text, *token.span())
     if text[s:e].lower() in links:
-        return None  # "heslo je na tabuli": a link, and talk after it
+        if not (english and networked):
+            return None  # "heslo je na tabuli": a link, and talk after it
+        token = _VALUE.search(text, e, item.end())  # "network ACME-Guest, key is FrischeBrezel"
+        if token is None:
+            return None
+        s, e = _trim(text, *token.span())
     value = text[s:e]
     if e >= item.end() - 1 or _LISTED_END.match(text, e):  # one token, the whole item
-        if _JOINED_WORDS.fullmatch(value) or plausible(value) or (english and _a_name(value)):
+        # after a network's name, a key's word in any language, a word's capitals too ("FrischeBrezel")
+        named = _a_name(value.lower() if networked else value)
+        if _JOINED_WORDS.fullmatch(value) or plausible(value) or ((english or networked) and named):
             return s, e
         return None
     return _passphrase(text, s, item.end()) if english else None
@@ -585,6 +619,22 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
             ):
                 # "WLAN ... Schlüssel 4719 2836 5501 9823 2210": a router's printed key
                 found = keyed.span(1)
+            elif (
+                kind == "weak"
+                and phrase in _KEY_WORDS
+                and (
+                    listed := _listed_value(text, start, end, phrases, phrase == "key", links, networked=True)
+                )
+            ):
+                found = listed  # "Wifi at the cabin: SSID Kesaranta, key mossybirch": a key after its network
+            elif (
+                kind == "weak"
+                and phrase in _KEY_WORDS
+                and _network_before(text, start)
+                and (after_key := _after_word(text, end, True, mine, qualifiers, False, phrase))
+                and _a_network_key(text[after_key[0] : after_key[1]])
+            ):
+                found = after_key  # "ssid: FBI_Van_3 key: notreallyfbi!": a network's key, one plain word
             elif kind == "weak" and found is not None:
                 value = text[found[0] : found[1]]
                 # "key: mossyStone!river"; not code's "key, delta=1"

@@ -93,6 +93,15 @@ from memory.guard import guard_redact
         ("Heslo k tiskárně: Svíčková s Knedlíkem", "Svíčková s Knedlíkem"),
         # a router's key printed in groups of digits, after a key's word
         ("WLAN bei den Nachbarn, Schlüssel: 5512 0938 4471 2206 7735", "5512 0938 4471 2206 7735"),
+        # after an English word's link, a phrase of four words or more with a small word inside (session 48)
+        ("the password for the guest laptop is salt and vinegar crisps", "salt and vinegar crisps"),
+        ("Wi-Fi: Orchard_Guest / pw: lemon tart with cream", "lemon tart with cream"),
+        # a key's word after a network's name, one plain word (session 48)
+        ("Wifi at the cabin: SSID Kesaranta, key mossybirch", "mossybirch"),
+        ("Wifi in the Lyon office: network ACME-Guest, key is CroissantChaud", "CroissantChaud"),
+        ("Wi-Fi da casa: rede Praia_5G, chave maresiadoce", "maresiadoce"),
+        ("ssid: Van_Guest_3\nkey: notapassword!", "notapassword"),
+        ("the wifi is Lounge-5G and the key is brezelmann", "brezelmann"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
@@ -168,6 +177,19 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         # an errand after a word English shares, in another language (describing.toml's errands)
         "Password del Wi-Fi: chiedere alla reception, cambia ogni settimana",
         "Passwort fürs Gäste-WLAN: siehe Aushang am Empfang",
+        # talk of four words or more after the link: a pointer first, a small word last, a describing word
+        "access is through your own accounts now",
+        "the password is long and hard to guess",
+        "the password is the name of our first dog",
+        "password: sent to your manager by email",
+        # a key's word after a network's name, and talk or an errand after it
+        "Wifi at the cabin: SSID Kesaranta, key on the fridge",
+        "Wifi at the cabin: SSID Kesaranta, key card at reception",
+        "Wi-Fi do escritório: rede Conecta_2G, chave na recepção",
+        "Le wifi : réseau Livebox-A3F1, clé sur la box",
+        "wifi network Kesaranta key: missing",
+        "the wifi network key is printed underneath",
+        "user admin, key rotation next week",
     ],
 )
 def test_close_ordinary_notes_stay(text: str) -> None:
