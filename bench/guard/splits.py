@@ -543,6 +543,14 @@ PROSE_SETS = (
         "heldout50",
         "session 48: the whole range with the plain brief, 55% English and at least 25 other languages, by a thirty-fourth helper before the session's changes; measured by 5d4682c (the session's start) and as shipped, never read: **blind**",
     ),
+    (
+        "heldout51",
+        "session 48: the hard phrasings (the value before its word or a sentence away, no credential word, dialogues, read-out values, passphrases with small words, security answers, tables, remarks), 60% English and at least 20 other languages, by a thirty-fifth helper before the session's changes; measured once by 5d4682c (0.560 found, 2 of 200 altered), then read",
+    ),
+    (
+        "heldout52",
+        "session 48: the whole range in many registers, 25% English and 75% in 62 other languages, most of them less common, by a thirty-sixth helper before the session's changes; measured once by 5d4682c (0.905 found, none of 200 altered), then read",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.

@@ -226,6 +226,12 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("gate keypad: *4417# then wait", "4417"),
         # A dialogue in dashes; a passphrase's word, a few words, then its colon.
         ("— какой пин от подъезда?\n— 2290\n— спасибо", "2290"),
+        # A network's question; plain words as the whole answer, or with a remark on their case; the answer
+        # after the question's mark and a dash, or a remark (session 48)
+        ("— wat is de wifi bij oma?\n— ZONNEBLOEM, helemaal in hoofdletters", "ZONNEBLOEM"),
+        ("Ann: what's the wifi at the cabin?\nBob: purple otter dishwasher", "purple otter dishwasher"),
+        ("Qual é a senha do wi-fi da loja? — É bolodecenoura, tudo junto e minúsculo", "bolodecenoura"),
+        ("La pass del wifi della baita? pinoverde, senza spazi.", "pinoverde"),
         (
             "Passphrase we chose for the shared vault: seven lazy herons drifting",
             "seven lazy herons drifting",
@@ -376,6 +382,15 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "Ann: what's the zip code for the office?\nBob: 02108",
         "me: what's the HBO login again?\nSam: same email as always",
         "Ann: did you change the password?\nBob: yes, yesterday",
+        # A lone plain word or a name, talk, a network's name asked for, one speaker going on (session 48)
+        "Ann: what's the wifi password?\nBob: downstairs",
+        "Ann: who has the safe code?\nBob: Marcello",
+        "Ann: what's the wifi password?\nBob: Reception has it",
+        "Ann: what's the wifi password?\nBob: same as yesterday",
+        "妹: Netflixのパスワード何だっけ？\n私: 後で送るね",
+        "Marta: ¿cómo se llamaba la red del wifi?\nLeo: MOVISTAR_58A1, la clave está en la pegatina",
+        "Şifremi yine unuttum, hesabımı açabilir misiniz? Talep no: 558120",
+        "the root pw on the test box expired, who can reset it? it's tb-04 in the lab rack",
         # Numbers in words that are a count, or one digit said again.
         "one, two, three, four, and we all jump in",
         "She said no, no, no, no to the whole plan.",
