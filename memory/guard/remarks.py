@@ -35,6 +35,7 @@ _NEAR = 100  # characters between the word's end and its link or sign
 _SIGNS = frozenset({":", "=", "—", "–", "-", "->", "→", "?", "：", "？"})
 # What stands between a value and its remark: a comma, a bracket, a dash ("ours-truly, lowercase"), or only a
 # space after a quoted value ("c'est « chevrefeuille » sans accent")
+_SPACE_BEFORE = re.compile(r"(?<=\w)[ \t]+\Z")
 _BEFORE_REMARK = re.compile(r"(?:\s*[,(，、;]|\s+[—–-]|(?<=[»\"”’'])[ \t]+)\s*\Z")  # or a space after a quote
 
 
@@ -57,6 +58,11 @@ def spelled_values(text: str, phrases: list[tuple[int, int, str, str]]) -> list[
     for remark in _remarks().finditer(_lower(text)):
         before = _BEFORE_REMARK.search(text, max(0, remark.start() - 6), remark.start())
         if before is None:
+            # a space alone, after one word: "pwd for the spotify is dancingqueen all lowercase"
+            spaced = _SPACE_BEFORE.search(text, max(0, remark.start() - 4), remark.start())
+            found = _value_before(text, spaced.start(), ends) if spaced else None
+            if found is not None and _TOKEN.fullmatch(text, *found):
+                spans.append(found)
             continue
         found = _value_before(text, before.start(), ends)
         if found is not None:

@@ -22,6 +22,8 @@ from tests.memory.guard.helpers import assert_found_by_the_rules_alone
         ("הסיסמה של הנתב היא תפוחזהב, בלי רווח", "תפוחזהב"),
         # after a quoted value, a space is enough
         ("Le code du wifi c'est « mirabelle » sans accent", "mirabelle"),
+        # one word and a space before the remark (session 48)
+        ("pwd for the shared tablet is cloudberry all lowercase, Dad set it", "cloudberry"),
     ],
 )
 def test_a_value_a_spelling_remark_follows_is_redacted(text, secret):
@@ -36,6 +38,9 @@ def test_a_value_a_spelling_remark_follows_is_redacted(text, secret):
         "Passwords are case sensitive, no spaces allowed",
         "the login is jsmith, all lowercase",  # an account's name
         "Usernames are first.last, all lowercase, no spaces",
+        "the password is usually all lowercase",
+        "the password is stored in lowercase",
+        "the password is simple all lowercase letters",
     ],
 )
 def test_talk_before_a_spelling_remark_is_left_alone(text):
