@@ -102,6 +102,11 @@ from memory.guard import guard_redact
         ("Wi-Fi da casa: rede Praia_5G, chave maresiadoce", "maresiadoce"),
         ("ssid: Van_Guest_3\nkey: notapassword!", "notapassword"),
         ("the wifi is Lounge-5G and the key is brezelmann", "brezelmann"),
+        # a code's word in Persian; the instrumental of a code's or a password's word (session 48)
+        ("کد در انبار 4711 است", "4711"),
+        ("аларм се гаси шифром 5073 па звездица", "5073"),
+        ("Sejf otwiera się kodem 4471, potem klamka w dół", "4471"),
+        ("Войди в роутер с паролем Berёza_77", "Berёza_77"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
@@ -190,6 +195,8 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "wifi network Kesaranta key: missing",
         "the wifi network key is printed underneath",
         "user admin, key rotation next week",
+        # the genitive's subject is another word ("the format of the password is ...")
+        "Format hasła jest niepoprawny, bądź zastosowana została nieznana funkcja skrótu.",
     ],
 )
 def test_close_ordinary_notes_stay(text: str) -> None:
