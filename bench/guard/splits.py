@@ -551,6 +551,14 @@ PROSE_SETS = (
         "heldout52",
         "session 48: the whole range in many registers, 25% English and 75% in 62 other languages, most of them less common, by a thirty-sixth helper before the session's changes; measured once by 5d4682c (0.905 found, none of 200 altered), then read",
     ),
+    (
+        "heldout53",
+        "session 48: door, safe, alarm, card and phone codes, often without the word 'code', and numbers that are no secret, 40% English and at least 30 other languages (some in their own digits), by a thirty-seventh helper; measured once by 5d4682c (0.755 found, 1 of 200 altered) and by 66dac6c, then read",
+    ),
+    (
+        "heldout55",
+        "session 48: passwords of ordinary words (one word, words run together, phrases, names, titles) and close ordinary talk, 50% English and 26 other languages, by a thirty-ninth helper; measured once by 5d4682c (0.525 found, 4 of 200 altered) and by 66dac6c, then read",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.

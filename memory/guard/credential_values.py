@@ -35,6 +35,7 @@ from .lexicon import (
     _trim,
     credential_words,
     errands,
+    foreign_stopwords,
     not_passwords,
 )
 
@@ -270,14 +271,15 @@ def _passphrase(
     phrase_named = named and stops is None and not told and (3 * stopped <= len(words) or sentence)
     # after "password is" in English, a phrase of four words or more, a third of them small at most, that
     # neither opens nor ends on a small one ("the password is apple pie and cream")
+    english = foreign_stopwords(frozenset({"en"})) if spoken else frozenset()  # stopwords-iso's, "you" too
     spoken_phrase = (
         spoken
         and stops is None
         and not told
         and len(words) >= 4
-        and 3 * stopped <= len(words)
-        and lowered[0] not in _stopwords()
-        and lowered[-1] not in _stopwords()
+        and 3 * sum(w in english for w in lowered) <= len(words)
+        and lowered[0] not in english
+        and lowered[-1] not in english
         and not any(w in _describing() for w in lowered)
     )
     # a title of three words or more may hold a small word in three ("Fjellbekk Tur Ski", "Gandalf the Grey")

@@ -187,6 +187,7 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "the password is long and hard to guess",
         "the password is the name of our first dog",
         "password: sent to your manager by email",
+        "The admin username is admin, the password is whatever you set during setup",
         # a key's word after a network's name, and talk or an errand after it
         "Wifi at the cabin: SSID Kesaranta, key on the fridge",
         "Wifi at the cabin: SSID Kesaranta, key card at reception",
