@@ -107,6 +107,11 @@ from memory.guard import guard_redact
         ("аларм се гаси шифром 5073 па звездица", "5073"),
         ("Sejf otwiera się kodem 4471, potem klamka w dół", "4471"),
         ("Войди в роутер с паролем Berёza_77", "Berёza_77"),
+        # what a lock opens with, and the verb of keying, in more languages (session 48)
+        ("Grinden öppnas med 7719, sedan vänster", "7719"),
+        ("Η πόρτα της αποθήκης ανοίγει με 5530", "5530"),
+        ("Cửa kho mở bằng 8842, rồi đẩy mạnh", "8842"),
+        ("Furtka: wciśnij 6630 i pociągnij", "6630"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
