@@ -559,6 +559,10 @@ PROSE_SETS = (
         "heldout55",
         "session 48: passwords of ordinary words (one word, words run together, phrases, names, titles) and close ordinary talk, 50% English and 26 other languages, by a thirty-ninth helper; measured once by 5d4682c (0.525 found, 4 of 200 altered) and by 66dac6c, then read",
     ),
+    (
+        "heldout54",
+        "session 48: chats, dialogues, transcripts and e-mail threads that say a password or a code, and close conversations that do not, 50% English and at least 25 other languages, by a thirty-eighth helper; measured once by 5d4682c (0.805 found, 2 of 200 altered) and by 6167d27 (2 more altered: a network's name asked for in Tagalog and Hungarian, since mended), then read",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.

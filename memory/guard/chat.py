@@ -68,18 +68,21 @@ def _naming() -> re.Pattern[str]:
     return re.compile(r"(?<![^\W_])(?:" + "|".join(re.escape(w) for w in words) + r")(?![^\W_])")
 
 
-def _asks(question: str) -> bool:
-    """Whether a question names a credential, a sign-in, a numeric code, a lock or a network, or a lone code
-    word that is no other kind of code ("what's the zip code?" is none); not a name ("¿cómo se llamaba la red
-    del wifi?")."""
+def _asks(question: str) -> str | None:
+    """What a question asks for: "secret" where it names a credential, a sign-in, a numeric code, a lock, or a
+    lone code word that is no other kind of code ("what's the zip code?" is none); "network" where it names only
+    a network, whose answer is its name as often ("— Melyik a vendég wifi?" / "— Vendeg_5G"); None for neither, or
+    a name asked for ("¿cómo se llamaba la red del wifi?")."""
     if _naming().search(_lower(question)):
-        return False
-    return any(
-        kind in ("credential", "numeric", "lock", "signin")
+        return None
+    kinds = {
+        "network" if kind == "weak" else "secret"
+        for a, b, phrase, kind in _phrases(question)
+        if kind in ("credential", "numeric", "lock", "signin")
         or (kind == "weak" and phrase in _NETWORK_WORDS)
         or (kind == "code" and _a_secret_code(question, a, b, len(question)))
-        for a, b, phrase, kind in _phrases(question)
-    )
+    }
+    return "secret" if "secret" in kinds else "network" if kinds else None
 
 
 def _plain(words: list[str]) -> bool:
@@ -97,7 +100,7 @@ def _plain(words: list[str]) -> bool:
 def _value(answer: str, at: int, told: bool = False) -> tuple[int, int] | None:
     """The value that opens ``answer`` at ``at`` (after its speaker and fillers), or None; ``told``: only plain
     words a remark on how to type follows (after the question's mark, no new speaker: "...? bluefalcon, all
-    lowercase")."""
+    lowercase"; a network's question: "— wat is de wifi bij opa?" / "— TULPENVELD, helemaal in hoofdletters")."""
     token = _TOKEN.match(answer, at)
     if token is None:
         return None
@@ -141,7 +144,8 @@ def chat_answers(text: str) -> list[tuple[int, int]]:
     spans = []
     for start, line in lines:  # "La pass del wifi dello studio? pizzamargherita, senza spazi"
         mark = max(line.rfind(q) for q in _QUESTION_MARKS)
-        if mark < 0 or not line[mark + 1 :].strip() or not _asks(line[:mark]):
+        asked = _asks(line[:mark]) if mark >= 0 and line[mark + 1 :].strip() else None
+        if asked is None:
             continue
         at = mark + 1
         while at < len(line) and line[at] in " \t\"”»'’」)":
@@ -149,21 +153,22 @@ def chat_answers(text: str) -> list[tuple[int, int]]:
         said = _DASH.match(line, at)  # "¿...? — 4471", not "...? Talep no: 4471" (one speaker goes on)
         at = said.end() if said else at
         filler = _FILLER.match(line, at)
-        found = _value(line, filler.end() if filler else at, told=said is None)
+        found = _value(line, filler.end() if filler else at, told=said is None or asked == "network")
         if found is not None:
             spans.append((start + found[0], start + found[1]))
     if "\n" not in text:
         return spans
     for (_, question), (start, answer) in itertools.pairwise(lines):
-        asked, said = _speaker(question), _speaker(answer)
+        asker, said = _speaker(question), _speaker(answer)
         if said is None or not any(q in question for q in _QUESTION_MARKS):
             continue  # a question without a speaker is still one: "保险柜密码是多少？" / "——17-42-08"
-        if asked is not None and asked.re is _SPEAKER and asked.group(1) == said.group(1):
+        if asker is not None and asker.re is _SPEAKER and asker.group(1) == said.group(1):
             continue  # one speaker twice; dashes alternate
-        if not _asks(question):
+        asked_for = _asks(question)
+        if asked_for is None:
             continue
         filler = _FILLER.match(answer, said.end())
-        found = _value(answer, filler.end() if filler else said.end())
+        found = _value(answer, filler.end() if filler else said.end(), told=asked_for == "network")
         if found is not None:
             spans.append((start + found[0], start + found[1]))
     return spans

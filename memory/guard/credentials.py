@@ -77,6 +77,7 @@ from .lexicon import (
     _stopwords,
     _tokens,
     _trim,
+    errands,
     foreign_talk,
     glued_qualifier,
     link_languages,
@@ -339,7 +340,7 @@ def _a_word_named(
     lower case), and never right after the word, where a heading's errand stands as often ("Hasło: nieznane").
     Lower case or a capital first (German's nouns, a name)."""
     low = word.lower()
-    if after_sign and (bare or len(word) < 10 or not word.islower()):
+    if after_sign and (bare or len(word) < 10 or not word.islower()) and (len(word) < 6 or low in errands()):
         return False
     return (
         len(word) >= 5

@@ -229,7 +229,10 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         # A network's question; plain words as the whole answer, or with a remark on their case; the answer
         # after the question's mark and a dash, or a remark (session 48)
         ("— wat is de wifi bij oma?\n— ZONNEBLOEM, helemaal in hoofdletters", "ZONNEBLOEM"),
-        ("Ann: what's the wifi at the cabin?\nBob: purple otter dishwasher", "purple otter dishwasher"),
+        (
+            "Ann: what's the wifi password at the cabin?\nBob: purple otter dishwasher",
+            "purple otter dishwasher",
+        ),
         ("Qual é a senha do wi-fi da loja? — É bolodecenoura, tudo junto e minúsculo", "bolodecenoura"),
         ("La pass del wifi della baita? pinoverde, senza spazi.", "pinoverde"),
         (
@@ -390,6 +393,7 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "妹: Netflixのパスワード何だっけ？\n私: 後で送るね",
         "Marta: ¿cómo se llamaba la red del wifi?\nLeo: MOVISTAR_58A1, la clave está en la pegatina",
         "Şifremi yine unuttum, hesabımı açabilir misiniz? Talep no: 558120",
+        "— Melyik a vendég wifi?\n— Vendeg-Haz_5G, jelszó nélkül.",
         "the root pw on the test box expired, who can reset it? it's tb-04 in the lab rack",
         # Numbers in words that are a count, or one digit said again.
         "one, two, three, four, and we all jump in",

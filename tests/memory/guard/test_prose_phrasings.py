@@ -112,6 +112,9 @@ from memory.guard import guard_redact
         ("Η πόρτα της αποθήκης ανοίγει με 5530", "5530"),
         ("Cửa kho mở bằng 8842, rồi đẩy mạnh", "8842"),
         ("Furtka: wciśnij 6630 i pociągnij", "6630"),
+        # one word of another language after a sign, six letters or more, no errand (session 48)
+        ("Пароль от вайфая — ромашка", "ромашка"),
+        ("A vendég wifi jelszó: pogácsás", "pogácsás"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
@@ -203,6 +206,10 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "user admin, key rotation next week",
         # the genitive's subject is another word ("the format of the password is ...")
         "Format hasła jest niepoprawny, bądź zastosowana została nieznana funkcja skrótu.",
+        # an infinitive or an errand after a sign is what to do
+        "Heslo pro uživatele : změnit",
+        "Пароль от почты: поменять",
+        "Hasło do routera: zapytać",
     ],
 )
 def test_close_ordinary_notes_stay(text: str) -> None:
