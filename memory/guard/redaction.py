@@ -22,7 +22,9 @@ then the longest, then the first found:
    tokens) are left alone, and so are UUIDs in prose (``entropy``).
 
 Then every other copy of an accepted secret, standing as a word of its own, is redacted under the same rule
-(``_copies``): "pumpkin is the password for the guest network, literally just pumpkin".
+(``_copies``): "pumpkin is the password for the guest network, literally just pumpkin"; and a value of the same
+kind said after a correction's word within two lines of a found one (``corrections``): "wifi is pear2019 ...
+wait no, I reset it, it's quincejam2024".
 
 **Adding a layer**: write a function with the shared scanner signature ``scan(text, low, found, vetoed)``
 (``memory.guard.spans``: ``low`` is the lower-cased text with the same offsets; append ``spans.Found(start,
@@ -43,6 +45,7 @@ from collections.abc import Iterable, Iterator
 from .answers import scan_security_answers
 from .chat import scan_chat_answers
 from .context import scan_assignments, scan_auth_headers, scan_curl_credentials, scan_url_credentials
+from .corrections import corrected_values
 from .credential_model import scan_learned_credentials
 from .credentials import scan_prose_credentials
 from .entropy import is_placeholder, looks_random, scan_high_entropy, shannon_entropy
@@ -97,6 +100,7 @@ def find_secrets(text: str) -> list[Redaction]:
 
     accept(found)
     accept(_copies(text, accepted))  # then every other copy of what was accepted, where it overlaps nothing
+    accept(corrected_values(text, [(f.start, f.end, f.rule) for f in accepted]))  # "no wait, it's ..."
     return [Redaction(f.rule, f.start, f.end) for f in accepted]
 
 

@@ -1,0 +1,86 @@
+"""A secret said again after a correction: "wifi is apple22 ... no wait, I changed it, it's ivyhouse2021".
+
+    Ivy: wifi is [found]                       a value some rule found (a password in prose, a code, the
+    Ivy: ugh wait no I changed it, it's X      tagger's), then within the next two lines a correction's word
+                                               ("no", "wait", "sorry", "actually", "nej", "nein", "нет", ...)
+                                               and, within ten words of it, a token of the found value's kind
+
+Kinds: digits (three or more, with their separators, "#" or "*"; as many as the found value's, and not a place's
+number: "room 2204"), or letters with digits or signs six characters or more (``credential_values.strong``). A plain word is never taken this way ("no, the other one"). The spans
+join the found ones where they overlap nothing (``redaction.find_secrets``), under the found value's rule.
+Pure functions; offsets are in the text given.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .codes import _numbered
+from .credential_values import strong
+from .spans import Found
+
+_PROSE_RULES = frozenset({"password-in-prose", "password-learned", "password-assignment"})
+_REACH = 200  # characters after a found value where a correction is looked for
+# A correction's word, a word of its own: what people say when the value just given was wrong.
+_CORRECTION = re.compile(
+    r"(?<![^\W_])(?:no|nope|wait|sorry|actually|oops|i mean|correction|scratch that|my bad|typo|not that one|"
+    r"nein|doch|falsch|non|pardon|désolé|perdón|perdona|perdão|desculpa|scusa|anzi|nee|sorry|nej|förlåt|"
+    r"undskyld|beklager|nie|przepraszam|ne|promiň|нет|ні|вибач|извини|простите|hayır|pardon|yok|όχι|συγγνώμη|"
+    r"לא|סליחה|لا|آسف|いや|違う|ごめん|아니|아니요|미안|不对|不是|抱歉|tidak|bukan|maaf|không|xin lỗi)"
+    r"(?![^\W_])",
+    re.IGNORECASE,
+)
+_TOKEN = re.compile(r"[^\s,;:!?()\"'“”«»]+")
+_DIGITS = re.compile(r"[#*]?\d(?:[\d#*]|[-. ]\d){2,15}[#*]?")
+
+
+def _digits(value: str) -> int:
+    return sum(c.isdigit() for c in value)
+
+
+def _placed(window: str, at: int) -> bool:
+    """Whether a place's word (``[code] numbered``: room, flat, floor, bus) stands right before ``at``."""
+    before = re.findall(r"[^\W\d_]+", window[max(0, at - 24) : at].lower())
+    return bool(before) and before[-1] in _numbered()
+
+
+def _kind(value: str) -> str | None:
+    """ "digits" or "mixed" (letters with digits or signs), the kinds a correction may repeat; None else."""
+    if _DIGITS.fullmatch(value) and sum(c.isdigit() for c in value) >= 3:
+        return "digits"
+    if strong(value):
+        return "mixed"
+    return None
+
+
+def corrected_values(text: str, found: list[tuple[int, int, str]]) -> list[Found]:
+    """Spans of values said again after a correction (module docstring); ``found``: (start, end, rule) of the
+    secrets found, sorted by start."""
+    spans: list[Found] = []
+    for start, end, rule in found:
+        kind = _kind(text[start:end]) if rule in _PROSE_RULES else None
+        if kind is None:
+            continue
+        window = text[end : end + _REACH]
+        if window.count("\n") > 2:
+            window = "\n".join(window.split("\n")[:3])
+        cue = _CORRECTION.search(window)
+        if cue is None:
+            continue
+        for n, token in enumerate(_TOKEN.finditer(window, cue.end())):
+            if n >= 10:
+                break
+            value = token.group().rstrip(".")
+            if value == text[start:end] or _kind(value) != kind:
+                continue
+            if kind == "digits" and (
+                _digits(value) != _digits(text[start:end])
+                or _placed(window, token.start())
+                or re.match(r" \d", window[token.end() : token.end() + 2])
+                or re.match(r"\d ", window[max(0, token.start() - 2) : token.start()])
+            ):
+                continue  # "4471, no wait, the meeting is in room 2204": a place's number, another length, a phone's
+            at = end + token.start()
+            spans.append(Found(at, at + len(value), rule, 0))
+            break
+    return spans
