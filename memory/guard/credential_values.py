@@ -224,7 +224,7 @@ def _passphrase(
         if w.group().endswith(_PHRASE_END):
             break
     # "passphrase: my dog eats purple socks", "Electrum seed — rough toast bridge ..."
-    named = phrasal and text[:start].rstrip().endswith((":", "：", "—", "–"))
+    named = phrasal and text[:start].rstrip().endswith((":", "：", "—", "–", "="))
     seed = named and _SEED.search(text, max(0, start - 60), start) is not None  # a wallet's: 12 or 24 words
     most = 24 if seed else 8 if named else 6
     # "Password: Quiet River Stone", "Hasło do wifi: Zielona Herbata", "Passordet ... er Fjellbekk Tur Ski": a

@@ -285,7 +285,10 @@ def _value(
     word = text[s:e]
     bare_word = word.rstrip("!")  # "pw = livingroomjams!": a mark a password ends in as often as talk
     named = _a_name(bare_word) or (
-        bare_word[:1].isupper() and bare_word[1:].islower() and _a_name(bare_word.lower())
+        # a capital first, or all capitals ("is BLUEFOX"; "is EXPIRED" is talk, ``_a_name``'s)
+        (bare_word[1:].islower() or bare_word.isupper())
+        and bare_word[:1].isupper()
+        and _a_name(bare_word.lower())
     )
     if english and linked and joined_words(word) and _SINGLE_END.match(text, e):
         return s, e  # "Kiosk exit password for the lobby tablet: escape-hatch", "Wi-Fi key: ESPRESSO-MACHINE"

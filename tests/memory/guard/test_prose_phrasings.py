@@ -115,6 +115,9 @@ from memory.guard import guard_redact
         # one word of another language after a sign, six letters or more, no errand (session 48)
         ("Пароль от вайфая — ромашка", "ромашка"),
         ("A vendég wifi jelszó: pogácsás", "pogácsás"),
+        # one word in capitals after an English link; a phrase after its word and "=" (session 48)
+        ("The kiosk password for the summer is GOOSEBERRY, Tom knows", "GOOSEBERRY"),
+        ("backup passphrase = the grey heron waits at dusk", "the grey heron waits at dusk"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
@@ -208,6 +211,8 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "Format hasła jest niepoprawny, bądź zastosowana została nieznana funkcja skrótu.",
         # an infinitive or an errand after a sign is what to do
         "Heslo pro uživatele : změnit",
+        "The password is REQUIRED.",
+        "passphrase = see the vault",
         "Пароль от почты: поменять",
         "Hasło do routera: zapytać",
     ],
