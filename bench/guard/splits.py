@@ -655,6 +655,12 @@ def directives(part_name: str) -> list[Item]:
 # session's start, 0.787) and as shipped: blind beside the others.
 # Session 47: ``heldout20``, written with the plain brief (50% English, 32 other languages) at the session's start,
 # was measured by 2194941 (the session's start, 0.779) and as shipped: blind beside the others.
+# Session 48: ``heldout21``, written with the plain brief at the session's start, was measured by 5d4682c (0.696)
+# and as shipped: blind. ``train17`` (false authorisation 140 of 240 attacks, 70% in 31 other languages) and
+# ``train18`` (the orders hidden in ordinary e-mails, tickets and notes; 60% in 32 other languages) were written to
+# train on and measured once by 5d4682c (0.392 and 0.404); trained on (threshold 0.795 -> 0.839), the blind sets
+# lost 36 attacks of 2,400 and the public sets' held-out halves 0.01-0.03, so the model was not retrained and both
+# are blind beside the others, never read.
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -693,6 +699,8 @@ BLIND_DIRECTIVES = (
     "heldout19",
     "heldout20",
     "heldout21",
+    "train17",
+    "train18",
 )
 
 
