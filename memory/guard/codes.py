@@ -201,6 +201,16 @@ def lock_code(text: str, end: int, phrase: str) -> tuple[int, int] | None:
     return link.span(1) if link else None
 
 
+def door_code(text: str, end: int) -> tuple[int, int] | None:
+    """The code after a door's or a gate's noun and a link ("the side gate is 4471", "front door's 2290",
+    ``[lock]``'s ``doors``): four digits or more, not a year ("Door: 2024 model"), not a quantity ("the entrance
+    is 1200 m from the station")."""
+    link = _LOCK_LINK.match(text, end)
+    if link is None or _A_YEAR.fullmatch(link.group(1)) or _a_quantity(text, link.end(1)):
+        return None
+    return link.span(1)
+
+
 # An alarm's number after a link is its code unless it reads as a time: "apartment alarm is 7214", not
 # "alarm: 0630" (``_HHMM``).
 ALARM_WORDS = frozenset(

@@ -111,7 +111,8 @@ def _word(text: str, span: tuple[int, int]) -> str:
 def candidates(text: str) -> Iterator[tuple[int, list[tuple[int, int]], tuple[int, str, str]]]:
     """(index, tokens, (distance, phrase, kind)) for each token near the nearest lexicon phrase."""
     every = list(phrases_in(text))
-    phrases = [p for p in every if text[p[1] : p[1] + 1] != "_"]  # "login_not_required": code
+    # "login_not_required": code; a door's or a gate's noun is the rules' only (flight numbers near "gate")
+    phrases = [p for p in every if text[p[1] : p[1] + 1] != "_" and p[3] != "door"]
     if not phrases:
         return
     tokens = [m.span() for m in _CANDIDATE.finditer(text)]

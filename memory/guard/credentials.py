@@ -39,6 +39,7 @@ from .codes import (
     _shape,
     code_named_otherwise,
     dial_turns,
+    door_code,
     keyed_codes,
     keyed_dials,
     keyed_digits,
@@ -589,7 +590,9 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
             english = phrase in english_words and kind == "credential"
             mine = word_links(phrase) if kind == "credential" else links
             found = None
-            if kind == "lock":
+            if kind == "door":
+                found = door_code(text, end)
+            elif kind == "lock":
                 found = lock_code(text, end, phrase)
                 if found and phrase in ALARM_WORDS and _HHMM.fullmatch(text[found[0] : found[1]]):
                     found = None  # "alarm: 0630" is a time

@@ -358,6 +358,8 @@ def _lexicon_index() -> tuple[
     entries = [(w, "credential") for lang in languages for w in [*lang["words"], *lang.get("phrases", [])]]
     entries += [(w, kind) for kind in _KINDS if kind != "thing" for w in lexicon[kind]["words"]]
     named = {w for w, _ in entries}  # a shape's word is a numeric word unless another table has it
+    # a door's noun that no other table names: the rules' only (codes.door_code)
+    entries += [(w, "door") for w in lexicon["lock"]["doors"] if w not in named]
     entries += [
         (w, "numeric") for shape in SHAPES.values() for w in lexicon["numeric"][shape] if w not in named
     ]

@@ -118,6 +118,9 @@ from memory.guard import guard_redact
         # one word in capitals after an English link; a phrase after its word and "=" (session 48)
         ("The kiosk password for the summer is GOOSEBERRY, Tom knows", "GOOSEBERRY"),
         ("backup passphrase = the grey heron waits at dusk", "the grey heron waits at dusk"),
+        # a door's or a gate's noun and a link, four digits or more (session 48)
+        ("the side gate is 5813, pull it hard", "5813"),
+        ("front door's 2290 btw, just walk in", "2290"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
@@ -213,6 +216,10 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "Heslo pro uživatele : změnit",
         "The password is REQUIRED.",
         "passphrase = see the vault",
+        "Gate B: 2024",
+        "Door: 2024 model, oak, left-hinged",
+        "the entrance is 1200 m from the station",
+        "Flight LH 1234 boards at gate 23, seat 14C",
         "Пароль от почты: поменять",
         "Hasło do routera: zapytać",
     ],
