@@ -121,6 +121,10 @@ from memory.guard import guard_redact
         # a door's or a gate's noun and a link, four digits or more (session 48)
         ("the side gate is 5813, pull it hard", "5813"),
         ("front door's 2290 btw, just walk in", "2290"),
+        # twenty languages more (session 48): Welsh, Irish, Esperanto
+        ("Cyfrinair y wifi yn y caffi ydy Bara_Brith77", "Bara_Brith77"),
+        ("Is é pasfhocal nua an ríomhaire ná Cupan_Caife9", "Cupan_Caife9"),
+        ("La pasvorto de la wifi estas Ĉokolado_42", "Ĉokolado_42"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
