@@ -119,16 +119,16 @@ BASELINE = "e0e5461"  # the last commit before issue 19: the guard as it was (ru
 
 SESSION_START = "29d045f"  # the guard before session 34's changes to passwords in prose
 LAST_SESSION = (
-    "faa89e2"  # the guard before session 46's changes (plain words after a link, forty languages more)
+    "2194941"  # the guard before session 47's changes (spelling remarks, numbers in words, keypads, copies)
 )
 THIS_SESSION = (
-    "2194941"  # the guard before session 47's changes (spelling remarks, numbers in words, keypads, copies)
+    "5d4682c"  # the guard before session 48's changes (the lexicon's forms and links, chats, network keys)
 )
 
 
 def prose_table(lines: list[str]) -> None:
     """Each prose set: recall and ordinary notes altered by the guard before session 34's changes, before
-    session 46's, before session 47's, the rules now, and now with the learned
+    session 47's, before session 48's, the rules now, and now with the learned
     tagger (trained on every set but ``BLIND_PROSE``: its figure on the others is the training data's;
     the card of bench/guard/train_credentials.py holds each set's left-out figure), paired."""
 
