@@ -5,17 +5,18 @@
                                                ("no", "wait", "sorry", "actually", "nej", "nein", "нет", ...)
                                                and, within ten words of it, a token of the found value's kind
 
-Kinds: digits (three or more, with their separators, "#" or "*"; as many as the found value's, and not a place's
-number: "room 2204"), or letters with digits or signs six characters or more (``credential_values.strong``). A plain word is never taken this way ("no, the other one"). The spans
-join the found ones where they overlap nothing (``redaction.find_secrets``), under the found value's rule.
-Pure functions; offsets are in the text given.
+Kinds: digits (three or more, with their separators, "#" or "*"; as many as the found value's, and neither a
+place's number, "room 2204", nor a year, nor a group of a longer number), or letters with digits or signs, six
+characters or more (``credential_values.strong``). A plain word is never taken this way ("no, the other one").
+The spans join the found ones where they overlap nothing (``redaction.find_secrets``), under the found value's
+rule. Pure functions; offsets are in the text given.
 """
 
 from __future__ import annotations
 
 import re
 
-from .codes import _numbered
+from .codes import _A_YEAR, _numbered
 from .credential_values import strong
 from .spans import Found
 
@@ -24,8 +25,8 @@ _REACH = 200  # characters after a found value where a correction is looked for
 # A correction's word, a word of its own: what people say when the value just given was wrong.
 _CORRECTION = re.compile(
     r"(?<![^\W_])(?:no|nope|wait|sorry|actually|oops|i mean|correction|scratch that|my bad|typo|not that one|"
-    r"nein|doch|falsch|non|pardon|désolé|perdón|perdona|perdão|desculpa|scusa|anzi|nee|sorry|nej|förlåt|"
-    r"undskyld|beklager|nie|przepraszam|ne|promiň|нет|ні|вибач|извини|простите|hayır|pardon|yok|όχι|συγγνώμη|"
+    r"nein|doch|falsch|non|pardon|désolé|perdón|perdona|perdão|desculpa|scusa|anzi|nee|nej|förlåt|"
+    r"undskyld|beklager|nie|przepraszam|promiň|нет|ні|вибач|извини|простите|hayır|yok|όχι|συγγνώμη|"
     r"לא|סליחה|لا|آسف|いや|違う|ごめん|아니|아니요|미안|不对|不是|抱歉|tidak|bukan|maaf|không|xin lỗi)"
     r"(?![^\W_])",
     re.IGNORECASE,
@@ -76,10 +77,11 @@ def corrected_values(text: str, found: list[tuple[int, int, str]]) -> list[Found
             if kind == "digits" and (
                 _digits(value) != _digits(text[start:end])
                 or _placed(window, token.start())
+                or _A_YEAR.fullmatch(value)
                 or re.match(r" \d", window[token.end() : token.end() + 2])
                 or re.match(r"\d ", window[max(0, token.start() - 2) : token.start()])
             ):
-                continue  # "4471, no wait, the meeting is in room 2204": a place's number, another length, a phone's
+                continue  # "4471, no wait, the meeting is in room 2204": a place's number, a year, a phone's group
             at = end + token.start()
             spans.append(Found(at, at + len(value), rule, 0))
             break

@@ -340,9 +340,10 @@ def _a_word_named(
     (``lexicon.foreign_talk``: its stopwords and what is said of a password; ``endings``, a participle's or an
     adverb's, ``lexicon.talk_endings``): "la password del wifi al mare è
     conchiglia", "Kennwort fürs Gäste-WLAN ist jetzt Apfelstrudel"; "la password è cambiata" is talk. Five
-    letters or more after a verb; after a sign, words run together ("rødgrødmedfløde", ten letters or more,
-    lower case), and never right after the word, where a heading's errand stands as often ("Hasło: nieznane").
-    Lower case or a capital first (German's nouns, a name)."""
+    letters or more after a verb; after a sign, six or more and no errand of any language ("Пароль от вайфая —
+    ромашка", session 48; "Hasło: nieznane", "Hasło: zapytać" are talk and an errand), where before session 48
+    only words run together were taken ("rødgrødmedfløde", ten letters or more, lower case, not right after the
+    word). Lower case or a capital first (German's nouns, a name)."""
     low = word.lower()
     if after_sign and (bare or len(word) < 10 or not word.islower()) and (len(word) < 6 or low in errands()):
         return False

@@ -34,6 +34,7 @@ def test_a_corrected_value_is_redacted(text: str, secret: str) -> None:
         ("the password is Tango2021!, sorry, the meeting is in room B12 now", "room B12"),
         ("wifi password is pear2019, no, the other network is for guests", "the other network is for guests"),
         ("gate code 5512, sorry, call me on 0161 496 0000 if it sticks", "0161 496 0000"),
+        ("le code du portail est 5512, je ne sais pas s'il marche depuis 2023", "2023"),
     ],
 )
 def test_other_values_after_a_correction_stay(text: str, kept: str) -> None:
