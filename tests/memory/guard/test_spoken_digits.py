@@ -36,6 +36,9 @@ from tests.memory.guard.helpers import assert_found_by_the_rules_alone
         ("家里保险柜的密码是八二六四一九，千万别外传。", "八二六四一九"),
         ("事務所の金庫は九三〇七で開きます。", "九三〇七"),
         ("현관 비번 팔삼구칠이야", "팔삼구칠"),
+        # the twenty languages of session 48: Welsh, Turkmen
+        ("Cod y drws ffrynt: pedwar naw dau saith", "pedwar naw dau saith"),
+        ("Gapynyň kody: dört dokuz iki ýedi", "dört dokuz iki ýedi"),
     ],
 )
 def test_a_code_said_in_words_is_redacted_by_the_rules(text, secret):
@@ -56,6 +59,9 @@ def test_a_code_said_in_words_is_redacted_by_the_rules(text, secret):
         "I set aside one two three hours for the password workshop.",
         # a number another word names, said in words
         "The ticket number is four four nine one, please quote it.",
+        # English words that another language's digits spelled without accents once were (Faroese "try", Irish
+        # "do", Welsh "dim"): a run of them is English
+        "Think I'm going to try to do more outdoor activities like this every week!",
     ],
 )
 def test_talk_with_number_words_is_left_alone(text):
