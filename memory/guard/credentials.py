@@ -89,6 +89,7 @@ from .lexicon import (
     talk_known,
     word_links,
 )
+from .listed import _KEY_WORDS, _VALUE, _a_network_key, _listed_value, _network_before
 from .remarks import spelled_values
 from .spans import Found, Vetoed, overlap_test
 from .values_before import digits_before, value_before
@@ -375,8 +376,6 @@ _GOES_ON = re.compile(
 # speaks of its password or key apart: "Our Wi-Fi is Livebox-8A2F. La clé est sur l'étiquette", "Wifi in the café
 # is 'CafeLumen' — no password".
 _NETWORK_WORDS = frozenset({"wifi", "wi-fi", "wlan"})
-# The weak words that name a network's password after its name ("rede Conecta_2G, chave saudadedelisboa")
-_KEY_WORDS = frozenset({"key", "schlüssel", "clé", "llave", "chave", "chiave", "sleutel", "ключ"})
 
 
 def _named_apart(phrases: Iterable[tuple[int, int, str, str]], after: int) -> bool:
@@ -407,85 +406,6 @@ def _phrase_after_aside(text: str, end: int) -> tuple[int, int] | None:
 
 
 _ASIDE_COLON = re.compile(r"[:：][ \t]*")
-
-
-_LISTED_ITEM = re.compile(r"[^,;\n(]{1,80}")  # an item of a list, to its comma
-
-_LISTED_END = re.compile(r"\s*(?:$|[,;(\n]|[.!?](?:\s|$))")
-
-
-def _network_before(text: str, start: int) -> bool:
-    """A network named up to 80 characters before the key's word ("ssid: FBI_Van_3\nkey: ...")."""
-    network = _ACCOUNT_BEFORE.search(text, max(0, start - 80), start)
-    return network is not None and network.group() != "@"
-
-
-def _a_network_key(value: str) -> bool:
-    """One word a network's key may be: letters (capitals between words too), a closing "!", or a secret's shape."""
-    return (
-        _a_name(value.rstrip("!").lower())
-        or bool(_JOINED_WORDS.fullmatch(value))
-        or _lettered(value)
-        or stronger(value)
-    ) and not _KEY_COMBO.search(value)
-
-
-def _listed_value(
-    text: str,
-    start: int,
-    end: int,
-    phrases: list[tuple[int, int, str, str]],
-    english: bool,
-    links: frozenset[str],
-    networked: bool = False,
-) -> tuple[int, int] | None:
-    """A value right after a credential word that a comma puts after an account or a network in its clause,
-    the value ending the item ("user baker, pass crumbcake", "uživatel eshop_admin, heslo Kolonáda.Karlovy.Vary",
-    "rede Conecta_2G, password fuchsia-kettle", "sonos@acme.io, password loud music please"): words joined
-    by dots or hyphens, and after an English word one plain word named (``_a_name``) or a phrase of plain
-    words (``_passphrase``); "..., password auth disabled there", "..., passcode in the calendar invite" and
-    "síť se jmenuje X, heslo je na tabuli" are talk, and so is another language's word ("şifre resepsiyonda")."""
-    if not text[max(0, start - 3) : start].rstrip().endswith(","):
-        return None
-    clause = _clause_start(text, start)
-    network = _ACCOUNT_BEFORE.search(text, clause, start)
-    if networked and (network is None or network.group() == "@"):
-        return None  # a key's word names a password only after a network's: "SSID Kesaranta, key mossybirch"
-    account = network or any(kind == "signin" and clause <= s < start for s, _, _, kind in phrases)
-    if not account:
-        return None
-    item = _LISTED_ITEM.match(text, end)
-    if item is None or not text[end : end + 1].isspace():
-        return None
-    token = _VALUE.search(text, item.start(), item.end())
-    if token is None:
-        return None
-    s, e = _trim(text, *token.span())
-    if text[s:e].lower() in links:
-        if not (english and networked):
-            return None  # "heslo je na tabuli": a link, and talk after it
-        token = _VALUE.search(text, e, item.end())  # "network ACME-Guest, key is FrischeBrezel"
-        if token is None:
-            return None
-        s, e = _trim(text, *token.span())
-    value = text[s:e]
-    if e >= item.end() - 1 or _LISTED_END.match(text, e):  # one token, the whole item
-        # after a network's name, a key's word in any language, a word's capitals too ("FrischeBrezel")
-        named = _a_name(value.lower() if networked else value)
-        if _JOINED_WORDS.fullmatch(value) or plausible(value) or ((english or networked) and named):
-            return s, e
-        return None
-    return _passphrase(text, s, item.end()) if english else None
-
-
-# Words joined by dots or hyphens, or capitals: "ember.oak.kettle", "Kolonáda.Karlovy.Vary", "TortillaDeMiAbuela"
-_JOINED_WORDS = re.compile(r"[^\W\d_]{2,20}(?:[.-][^\W\d_]{2,20}){1,4}|[A-Z][a-z]+(?:[A-Z][a-z]+){2,5}")
-
-# An account or a network named before the comma: an address, a handle, a naming word ("network", "rede")
-_ACCOUNT_BEFORE = re.compile(
-    r"@|(?<!\w)(?:network|netwerk|netzwerk|réseau|rede|red|rete|ssid|sieť|síť|сеть|мережа|nätverk|nettverk|wifi|wi-fi)(?!\w)",
-    re.IGNORECASE,
-)
 
 
 def _signin_values(
@@ -519,8 +439,6 @@ def _values_before(text: str, word_start: int) -> Iterator[tuple[int, int]]:
         if stronger(text[s:e]):
             yield s, e
 
-
-_VALUE = re.compile(r"\S{1,129}")
 
 # "admin / X", "admin/X" (two name characters before a glued slash), "root:X"
 _ACCOUNT_SEPARATOR = re.compile(r"[ \t]+/[ \t]*(?=\S)|(?<=\w\w)/(?=[^\s/])|:(?=[^\s/])")
