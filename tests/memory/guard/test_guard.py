@@ -757,3 +757,14 @@ def test_the_three_kinds_of_short_injection_are_rejected_by_a_rule(text: str) ->
 @pytest.mark.parametrize("text", GATEKEEPING_LOOKALIKES)
 def test_their_look_alikes_pass_the_rules(text: str) -> None:
     assert guard_poisoning(text) is None
+
+
+def test_no_module_of_the_guard_is_over_700_lines() -> None:
+    # issue 19's "done when": the guard stays a package of modules a reader can hold, not one file of rules
+    from pathlib import Path
+
+    import memory.guard
+
+    folder = Path(memory.guard.__file__).parent
+    sizes = {p.relative_to(folder).as_posix(): len(p.read_text().splitlines()) for p in folder.rglob("*.py")}
+    assert sizes and max(sizes.values()) <= 700, {name: n for name, n in sizes.items() if n > 700}
