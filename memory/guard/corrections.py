@@ -14,6 +14,7 @@ rule. Pure functions; offsets are in the text given.
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from .codes import _A_YEAR, _numbered
@@ -56,33 +57,47 @@ def _kind(value: str) -> str | None:
 
 def corrected_values(text: str, found: list[tuple[int, int, str]]) -> list[Found]:
     """Spans of values said again after a correction (module docstring); ``found``: (start, end, rule) of the
-    secrets found, sorted by start."""
+    secrets found, sorted by start. The correction's words are found in one pass over the note, not once a
+    value (a 100 kB note of 11,000 codes took 0.3 s that way)."""
+    if not found:
+        return []
+    cues = [m.span() for m in _CORRECTION.finditer(text)]
+    if not cues:
+        return []
+    cue_starts = [s for s, _ in cues]
     spans: list[Found] = []
     for start, end, rule in found:
-        kind = _kind(text[start:end]) if rule in _PROSE_RULES else None
+        k = bisect.bisect_left(cue_starts, end)
+        if rule not in _PROSE_RULES or k == len(cues) or cue_starts[k] >= end + _REACH:
+            continue
+        kind = _kind(text[start:end])
         if kind is None:
             continue
-        window = text[end : end + _REACH]
-        if window.count("\n") > 2:
-            window = "\n".join(window.split("\n")[:3])
-        cue = _CORRECTION.search(window)
-        if cue is None:
+        reach = min(len(text), end + _REACH)
+        at = end
+        for _ in range(3):  # the value's line and the next two: to the third line break, if one comes first
+            at = text.find("\n", at, reach) + 1
+            if not at:
+                break
+        else:
+            reach = at - 1
+        if cue_starts[k] >= reach:
             continue
-        for n, token in enumerate(_TOKEN.finditer(window, cue.end())):
+        found_value = text[start:end]
+        for n, token in enumerate(_TOKEN.finditer(text, cues[k][1], reach)):
             if n >= 10:
                 break
             value = token.group().rstrip(".")
-            if value == text[start:end] or _kind(value) != kind:
+            if value == found_value or _kind(value) != kind:
                 continue
             if kind == "digits" and (
-                _digits(value) != _digits(text[start:end])
-                or _placed(window, token.start())
+                _digits(value) != _digits(found_value)
+                or _placed(text, token.start())
                 or _A_YEAR.fullmatch(value)
-                or re.match(r" \d", window[token.end() : token.end() + 2])
-                or re.match(r"\d ", window[max(0, token.start() - 2) : token.start()])
+                or re.match(r" \d", text[token.end() : token.end() + 2])
+                or re.match(r"\d ", text[max(0, token.start() - 2) : token.start()])
             ):
                 continue  # "4471, no wait, the meeting is in room 2204": a place's number, a year, a phone's group
-            at = end + token.start()
-            spans.append(Found(at, at + len(value), rule, 0))
+            spans.append(Found(token.start(), token.start() + len(value), rule, 0))
             break
     return spans

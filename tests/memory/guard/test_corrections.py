@@ -40,3 +40,13 @@ def test_a_corrected_value_is_redacted(text: str, secret: str) -> None:
 def test_other_values_after_a_correction_stay(text: str, kept: str) -> None:
     stored = guard_redact(text)[0]
     assert kept in stored, stored
+
+
+def test_a_correction_reads_the_corrections_words_once_a_note():
+    # 5,000 found passwords and no correction's word: no value is read again (the words are found in one pass
+    # before any value's kind is computed); 3,000 corrections in a note are each found
+    many = "password Hunter22! " * 5000
+    assert "Hunter22" not in guard_redact(many)[0]
+    corrected = "the gate code is 4471, no wait, 4417. " * 300
+    stored = guard_redact(corrected)[0]
+    assert "4471" not in stored and "4417" not in stored
