@@ -3,7 +3,7 @@
     user baker, pass crumbcake                       a credential word that a comma puts after an account or a
     rede Conecta_2G, password fuchsia-kettle         network in its clause; the value ends the item
     network ACME-Guest, key is FrischeBrezel         after a network's name, "key" and its languages' words
-    ssid: FBI_Van_3\nkey: notreallyfbi!              name its password too (session 48)
+    ssid: FBI_Van_3\\nkey: notreallyfbi!             name its password too (session 48)
 
 Read by ``credentials.find_prose_credentials``; split from it (session 48) to keep each module of the guard
 under 700 lines. Pure functions; offsets are in the text given.
@@ -27,7 +27,7 @@ _LISTED_END = re.compile(r"\s*(?:$|[,;(\n]|[.!?](?:\s|$))")
 
 
 def _network_before(text: str, start: int) -> bool:
-    """A network named up to 80 characters before the key's word ("ssid: FBI_Van_3\nkey: ...")."""
+    """A network named up to 80 characters before the key's word ("ssid: FBI_Van_3\\nkey: ...")."""
     network = _ACCOUNT_BEFORE.search(text, max(0, start - 80), start)
     return network is not None and network.group() != "@"
 
