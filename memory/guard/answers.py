@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .credentials import PRIORITY, RULE
-from .lexicon import _KINDS, _lexicon, _stopwords
+from .lexicon import _KINDS, _lexicon, _stopwords, word_automaton
 from .spans import Found, Vetoed, overlap_test
 
 # Between the question's words and its answer: an aside, a colon, a dash, or "answer is".
@@ -64,18 +64,10 @@ def _questions() -> tuple[str, ...]:
 
 @functools.cache
 def _question_automaton() -> Any:
-    """The questions' words in one Aho-Corasick automaton (pyahocorasick, as ``lexicon._automaton``): one pass
-    over the text, where a search a word took 0.11 ms a 1 kB note with 71 languages' words (bench/RESULTS.md,
-    session 46); None without the package."""
-    try:
-        import ahocorasick  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return None
-    automaton = ahocorasick.Automaton()
-    for word in _questions():
-        automaton.add_word(word, len(word))
-    automaton.make_automaton()
-    return automaton
+    """The questions' words in one Aho-Corasick automaton (``lexicon.word_automaton``): one pass over the text,
+    where a search a word took 0.11 ms a 1 kB note with 71 languages' words (bench/RESULTS.md, session 46); None
+    without the package."""
+    return word_automaton(_questions())
 
 
 def _occurrences(low: str) -> Iterator[tuple[int, int]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -403,6 +403,21 @@ def _lower(text: str) -> str:
 
 
 _INSIDE = ":/=._-@$"  # before a word: it is inside a path, a key or a value ("user:pass", "db_password")
+
+
+def word_automaton(words: Iterable[str]) -> Any:
+    """``words`` in one Aho-Corasick automaton (pyahocorasick), each word's length its value, so ``iter`` yields
+    (last index, length): one pass in C over a note, whatever the number of words; None without the package.
+    The security questions' words (``answers``) and the spelling remarks (``remarks``) are found this way."""
+    try:
+        import ahocorasick  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    automaton = ahocorasick.Automaton()
+    for word in words:
+        automaton.add_word(word, len(word))
+    automaton.make_automaton()
+    return automaton
 
 
 @functools.cache
