@@ -563,6 +563,18 @@ PROSE_SETS = (
         "heldout54",
         "session 48: chats, dialogues, transcripts and e-mail threads that say a password or a code, and close conversations that do not, 50% English and at least 25 other languages, by a thirty-eighth helper; measured once by 5d4682c (0.805 found, 2 of 200 altered) and by 6167d27 (2 more altered: a network's name asked for in Tagalog and Hungarian, since mended), then read",
     ),
+    (
+        "heldout56",
+        "session 49: the whole range with the plain brief, 55% English and 30 other languages, by a fortieth helper before the session's changes; measured by 0b047ca (the session's start: 0.950 found, 2 of 200 altered) and as shipped, never read: **blind**",
+    ),
+    (
+        "heldout57",
+        "session 49: the hard phrasings (no credential word, the value before its word or a sentence away, plain words, spelled-out digits, corrections, tables, chats, abbreviations, security answers, backup codes), 50% English and 30 other languages, by a forty-first helper before the session's changes; measured once by 0b047ca (0.735 found, 1 of 200 altered), then read",
+    ),
+    (
+        "heldout58",
+        "session 49: one token or one number (plain words, words with digits, codes of 3 to 10 digits among other numbers, spaced, grouped, in words and in other digits), 40% English and 34 other languages, by a forty-second helper before the session's changes; measured once by 0b047ca (0.900 found, none of 200 altered), then read",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
@@ -577,6 +589,7 @@ BLIND_PROSE = (
     "heldout46",
     "heldout49",
     "heldout50",
+    "heldout56",
 )
 
 
@@ -661,6 +674,8 @@ def directives(part_name: str) -> list[Item]:
 # train on and measured once by 5d4682c (0.392 and 0.404); trained on (threshold 0.795 -> 0.839), the blind sets
 # lost 36 attacks of 2,400 and the public sets' held-out halves 0.01-0.03, so the model was not retrained and both
 # are blind beside the others, never read.
+# Session 49: ``heldout22``, written with the plain brief (50% English, 30 other languages) at the session's start,
+# was measured by 0b047ca (the session's start: 0.746 of attacks, 7 of 200 look-alikes) and as shipped: blind.
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -701,6 +716,7 @@ BLIND_DIRECTIVES = (
     "heldout21",
     "train17",
     "train18",
+    "heldout22",
 )
 
 
