@@ -25,12 +25,13 @@ from .spans import Found, Vetoed, overlap_test
 # Between the question's words and its answer: an aside, a colon, a dash, or "answer is".
 _REACH = 100
 _TO_ANSWER = re.compile(  # the last link on the line within reach: "Security question — first pet's name: X"
-    r"[^\n]{0,100}(?:[:：→]|\s[—–-]\s|\s(?:هو|هي)\s|\s(?:i\s+put|puse|coloquei|ho\s+messo|j'ai\s+mis|er|är|is|was)\s|"
+    r"[^\n]{0,100}(?:[:：→]|\s[-=]>\s|\s[—–-]\s|\s(?:هو|هي)\s|\s(?:i\s+put|puse|coloquei|ho\s+messo|j'ai\s+mis|er|är|is|was)\s|"
     r"(?:answer|respuesta|resposta|réponse|risposta|antwort|odpowiedź|ответ|"
     r"trả lời|jawaban|cevap|vastaus|답)\s*(?:is|es|é|est|è|ist|to|—|:|là|adalah)?\s)\s*"
     r"(?:(?:the\s+|my\s+|our\s+)?answer\s+(?:is|was)\s*:?\s*)?",
     re.IGNORECASE,
 )
+_FIRST_LINK = re.compile(_TO_ANSWER.pattern.replace("[^\\n]{0,100}", "[^\\n]{0,100}?", 1), re.IGNORECASE)
 # One to four words of a name, in quotes or not, to a full stop, a comma, a parenthesis or the line's end.
 _ANSWER = re.compile(r"""["“«'‘「]?([^\s"”»'’」.,;!?()\[\]\n]+(?:[ \t][^\s"”»'’」.,;!?()\[\]\n]+){0,3})""")
 _TALK = frozenset(
@@ -50,6 +51,23 @@ _ABOUT = re.compile(
     r"setup|set-up|flow|page|form|field|fields|migration|audit|review|meeting|project|ticket|bug|issue|launch|"
     r"deadline|status|design|screen|requirements?|rules?)\b"
 )
+# A question quoted as it is asked, then its answer: "Answer to 'city where your parents met': Swansea", "the
+# 'favourite teacher' answer is Hendricks", "the answer to the 'favourite animal' question on the site: Pickles".
+_QUOTED_QUESTION = re.compile(
+    r"""(?:\banswers?\s+(?:to|for)\s+(?:the\s+)?["“'‘][^"”'’\n]{3,80}["”'’](?:\s+questions?\b)?"""
+    r"""|["“'‘][^"”'’\n]{3,80}["”'’]\s+(?:answer|question)\b)""",
+    re.IGNORECASE,
+)
+# What the usual security questions ask about: a quoted question names one ("'favourite teacher'", "'city where
+# your parents met'"); "'what is 2+2'" and "'reply all'" are other quotes.
+_TOPICS = re.compile(
+    r"\b(?:first|favou?rite|maiden|name|pet|city|town|street|road|school|teacher|friend|born|birth|car|nickname|"
+    r"mother|father|childhood|grew up|hospital|parents|memorable|honeymoon|job|boss|sibling|grandmother|"
+    r"grandfather|hero|mascot)\b",
+    re.IGNORECASE,
+)
+# A name in capitals before the clause goes on in small words: "is Wexford Lane for all my accounts"
+_CAPITALISED = re.compile(r"[A-Z][\w'’-]*(?:[ \t][A-Z][\w'’-]*){0,3}(?=[ \t][a-z])")
 _VERBS = frozenset(
     {"has", "have", "had", "is", "are", "was", "know", "knows", "keeps", "forget", "forgot", "asks"}
 )
@@ -94,29 +112,50 @@ def _asked(low: str) -> list[int]:
     return sorted(set(ends))
 
 
+def _answer(text: str, start: int, quoted: bool) -> tuple[int, int] | None:
+    """The answer at ``start`` (after a link), or None for talk, a pointer or a question. After a quoted
+    question (``quoted``), a name in capitals is the answer where the clause goes on in small words."""
+    answer = _ANSWER.match(text, start)
+    if answer is None:
+        return None
+    value = answer.group(1)
+    words = value.split()
+    if quoted and any(w.lower() in _stopwords() for w in words):
+        capitalised = _CAPITALISED.match(text, start)
+        names = capitalised.group(0).lower().split() if capitalised is not None else ["what"]
+        if capitalised is not None and not any(w in _TALK or w in _stopwords() for w in names):
+            return capitalised.span()
+    titled = len(words) > 1 and all(w[:1].isupper() for w in words)  # a title: "The Princess Bride"
+    after = text[answer.end(1) : answer.end(1) + 3].lstrip("\"”»'’」")[:1]
+    talk = words[0].lower() in _TALK or (
+        not titled and any(w.lower() in _stopwords() or w.lower() in _VERBS for w in words)
+    )
+    talk = talk or not _COMPLETE.match(text, answer.end(1))  # "'name of your first teacher'?": cut short
+    if talk or after == "?" or value.endswith("?"):
+        return None  # a pointer, talk or a question: "see the vault", "what was your first pet's name?"
+    return answer.span(1)
+
+
 def security_answers(text: str, low: str | None = None) -> list[tuple[int, int]]:
     """Spans of answers to a security question or a code word asked on the phone. ``low``: ``text`` in
     lower case with the same offsets, where the caller has it."""
     low = text.lower() if low is None or len(low) != len(text) else low
     spans = []
-    for end in _asked(low):
+    asked = [(end, False) for end in _asked(low)]
+    if "'" in text or "’" in text or '"' in text or "“" in text:
+        asked += [(m.end(), True) for m in _QUOTED_QUESTION.finditer(text) if _TOPICS.search(m.group(0))]
+    for end, quoted in asked:
         link = _TO_ANSWER.match(text, end)
         if link is None or link.end() - end > _REACH + 20:
             continue
         if _ABOUT.match(low, end):
             continue  # talk about the questions themselves: "Security question rollout: Tuesday, ask Maria"
-        answer = _ANSWER.match(text, link.end())
-        if answer is None:
-            continue
-        value = answer.group(1)
-        first = value.split()[0].lower()
-        words = [w.lower() for w in value.split()]
-        after = text[answer.end(1) : answer.end(1) + 3].lstrip("\"”»'’」")[:1]
-        talk = first in _TALK or any(w in _stopwords() or w in _VERBS for w in words)
-        talk = talk or not _COMPLETE.match(text, answer.end(1))  # "'name of your first teacher'?": cut short
-        if talk or after == "?" or value.endswith("?"):
-            continue  # a pointer, talk or a question: "see the vault", "what was your first pet's name?"
-        spans.append(answer.span(1))
+        found = _answer(text, link.end(), quoted)
+        if found is None and quoted:  # the first link, where the last one's words are talk
+            first = _FIRST_LINK.match(text, end)
+            found = _answer(text, first.end(), quoted) if first is not None else None
+        if found is not None:
+            spans.append(found)
     return sorted(set(spans))
 
 

@@ -61,6 +61,8 @@ _CODE = re.compile(
 )
 
 _LETTER_DIGIT = re.compile(r"[^\W\d_][\W_]?\d")
+_SIGN = re.compile(r"[!@#$%^&*~]")
+_HAN_KANA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
 
 # A Wi-Fi network's name by its band or role: "Hendersons_5G", "BTHub-5GHz", "BeanThere_Guest"; never a password.
@@ -98,9 +100,14 @@ def plausible(value: str) -> bool:
     if len(value) < 4 or len(value) > 128:
         return False
     if _ascii_share(value) < 0.8 and not (
-        len(value) >= 6 and _LETTER_DIGIT.search(value) and not _CJK_CHAR.search(value)
+        len(value) >= 6
+        and _LETTER_DIGIT.search(value)
+        and (not _CJK_CHAR.search(value) or (_SIGN.search(value) and not _HAN_KANA.search(value)))
     ):
-        return False  # a word of another script, unless letters run into digits ("Соняшник2025")
+        # a word of another script, unless letters run into digits ("Соняшник2025"); in Korean only with a sign
+        # as well ("한강@서울2024"): a word and a number run together there in talk. Chinese and Japanese write
+        # no spaces, so a "token" there runs on into the sentence ("「Sakura#Hana2024」を発行しました").
+        return False
     if is_placeholder(value) or _CODE.search(value) or NETWORK_NAME.fullmatch(value):
         return False
     if value.lower() in not_passwords("brands") or _KEY_COMBO.search(value):  # "FRITZ!Box", "Ctrl+Alt+Del"
@@ -397,7 +404,8 @@ def _lettered(value: str) -> bool:
 # characters of what passwords are made of, standing alone in prose. People write those only as passwords;
 # a name ("iPhone15"), a hashtag, a mention, an address, a path, a dotted name or a call ("f(x)") lacks a
 # class or has a character passwords rarely do.
-_SHAPED = re.compile(r"[A-Za-z0-9][A-Za-z0-9!@#$%^&*?~_+.-]{6,38}[A-Za-z0-9!#$%^&*?~]")
+# Letters of any script ("Mökki2023!", "Xəzər!2024"): the policy's classes are what shapes it (session 49)
+_SHAPED = re.compile(r"[^\W_][\w!@#$%^&*?~+.-]{6,38}(?:[^\W_]|[!#$%^&*?~])")
 
 _SHAPED_SYMBOL = re.compile(r"[!@#$%^&*?~]")
 

@@ -367,7 +367,9 @@ _SINGLE_END = re.compile(r"\s*(?:$|[.,;!?)(]|[-–—]\s|\n)")
 # passphrase's words ("pancakes and syrup 88")
 _GOES_ON = re.compile(
     r"[ \t]+(?:and|but|so)[ \t]+(?:i|we|you|he|she|they|it|asked|said|told|wants?|wanted|will|can|should|please"
-    r"|then|don't|do|nobody|everyone)\b",
+    r"|then|don't|do|nobody|everyone)\b"
+    # or says for how long: "the root password is tiramisu until I set up keys", "... is bluebell for now"
+    r"|[ \t]+(?:until|till|for[ \t]+now|for[ \t]+today|for[ \t]+the[ \t]+(?:week|weekend|day|month)|while)\b",
     re.IGNORECASE,
 )
 

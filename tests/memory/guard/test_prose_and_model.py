@@ -302,6 +302,22 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("bike padlock combo 7 - 2 - 9, the red one", "7 - 2 - 9"),
         ("Security question for the energy account (first car) — I put Corsa.", "Corsa"),
         ("Security question for the gym app — first pet's name: Captain Fluff", "Captain Fluff"),
+        # Session 49: a quoted question's answer (a title, a name before small words, an arrow before it); a
+        # lone word said for how long; a policy's shape in other scripts; a sign in a Korean password.
+        ("Answer to 'city where your parents met': Swansea. Keep this.", "Swansea"),
+        ("Security question 'Your favorite movie?': The Princess Bride", "The Princess Bride"),
+        (
+            "The answer to 'What street did you grow up on?' is Wexford Lane for all my accounts.",
+            "Wexford Lane",
+        ),
+        (
+            "the 'favourite teacher' answer is Hendricks, the memorable date is the year I started",
+            "Hendricks",
+        ),
+        ("Pregunta de seguridad: nombre de tu primer colegio -> San Ignacio", "San Ignacio"),
+        ("the server's root password is tiramisu until I set up keys next week", "tiramisu"),
+        ("note: Mökki2023! for the cabin", "Mökki2023!"),
+        ("관리자 계정 비밀번호 한강@서울2024 로 변경함", "한강@서울2024"),
         # Dutch shorthand for a password, asked and answered
         ("vraag: wat is het ww van de gedeelde mailbox?\nantwoord: Kaaskop2022", "Kaaskop2022"),
         # "remains" as the link, in other languages
@@ -448,6 +464,11 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "Security question: what was the name of your first pet?",
         "Security question rollout: Tuesday, ask Maria.",
         "Security questions on that site are silly — 'name of your first teacher'? Nobody knows that.",
+        # Session 49: quoted questions that are no security question's, and a capital that is talk.
+        "The answer to 'what is 2+2' is four, obviously.",
+        "The 'reply all' question came up again: Tuesday meeting.",
+        'Her answer to "why now?" was simple: Because the board asked.',
+        "The password is required until Friday, then the SSO takes over.",
         "Dad asked what a passphrase is. Explained: several random words, longer than a password.",
         "We tried a combination of 2-3-4 factors before settling.",
         "Our Wi-Fi is Livebox-7C1D, the password is on the sticker under the box.",
