@@ -318,6 +318,8 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("the server's root password is tiramisu until I set up keys next week", "tiramisu"),
         ("note: Mökki2023! for the cabin", "Mökki2023!"),
         ("관리자 계정 비밀번호 한강@서울2024 로 변경함", "한강@서울2024"),
+        # the kind right before the code word decides, not a phone's further before
+        ("Phone voicemail code 4590, press star to skip the greeting.", "4590"),
         # Dutch shorthand for a password, asked and answered
         ("vraag: wat is het ww van de gedeelde mailbox?\nantwoord: Kaaskop2022", "Kaaskop2022"),
         # "remains" as the link, in other languages
