@@ -55,7 +55,11 @@ _ABOUT = re.compile(
 # 'favourite teacher' answer is Hendricks", "the answer to the 'favourite animal' question on the site: Pickles".
 _QUOTED_QUESTION = re.compile(
     r"""(?:\banswers?\s+(?:to|for)\s+(?:the\s+)?["“'‘][^"”'’\n]{3,80}["”'’](?:\s+questions?\b)?"""
-    r"""|["“'‘][^"”'’\n]{3,80}["”'’]\s+(?:answer|question)\b)""",
+    r"""|["“'‘][^"”'’\n]{3,80}["”'’]\s+(?:answer|question)\b"""
+    # or a question of three words or more quoted before a colon and an answer with no quote of its own
+    # ('Insurance website "favorite childhood book": Charlottes Web'; not JSON's '"first name": "Ann"', nor a
+    # form's field, '"Street name": Baker Street')
+    r"""|["“'‘][^"”'’\s]+(?:\s+[^"”'’\s]+){2,11}["”'’](?=:[ \t]+[^\s"“'‘]))""",
     re.IGNORECASE,
 )
 # What the usual security questions ask about: a quoted question names one ("'favourite teacher'", "'city where

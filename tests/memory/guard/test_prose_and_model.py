@@ -318,6 +318,9 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         ("the server's root password is tiramisu until I set up keys next week", "tiramisu"),
         ("note: Mökki2023! for the cabin", "Mökki2023!"),
         ("관리자 계정 비밀번호 한강@서울2024 로 변경함", "한강@서울2024"),
+        # the kind right before the code word decides, not a phone's further before
+        ("Phone voicemail code 4590, press star to skip the greeting.", "4590"),
+        ('Insurance website "favorite childhood book": Charlottes Web (no apostrophe)', "Charlottes Web"),
         # Dutch shorthand for a password, asked and answered
         ("vraag: wat is het ww van de gedeelde mailbox?\nantwoord: Kaaskop2022", "Kaaskop2022"),
         # "remains" as the link, in other languages
@@ -469,6 +472,8 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "The 'reply all' question came up again: Tuesday meeting.",
         'Her answer to "why now?" was simple: Because the board asked.',
         "The password is required until Friday, then the SSO takes over.",
+        '{"first name": "Ann", "city name": "Oslo"}',
+        '"Street name": Baker Street',
         "Dad asked what a passphrase is. Explained: several random words, longer than a password.",
         "We tried a combination of 2-3-4 factors before settling.",
         "Our Wi-Fi is Livebox-7C1D, the password is on the sticker under the box.",
