@@ -167,18 +167,13 @@ def _a_secret_code(text: str, word_start: int, word_end: int, value_end: int) ->
     return not _a_quantity(text, value_end)
 
 
-# What a code word's number is the secret of, right before the word, beside the lock nouns of ``[code]``'s
-# ``locks``: a phone's voicemail, unlocking, security (session 49).
-_SECRET_KINDS = frozenset({"voicemail", "unlock", "security", "passcode", "pin"})
-
-
 def code_named_otherwise(text: str, word_start: int, word_end: int, value_end: int) -> bool:
     """Whether a word of ``[code]``'s ``not_secret`` stands among the three before the code word or the two after
     it (up to ``value_end``, or the next 80 characters when the value stands before the word): "the zip code",
     "error code", "Code postal"."""
     words = _not_secret()[0]
     before = _WORDS.findall(_lower(text[_clause_start(text, word_start) : word_start]))[-3:]
-    if before and (before[-1] in _SECRET_KINDS or _locks().fullmatch(before[-1])):
+    if before and (before[-1] in _lexicon()["code"]["kinds"] or _locks().fullmatch(before[-1])):
         before = []  # the kind named right before the code word decides: "Phone voicemail code 4590"
     stop = value_end if value_end > word_end else word_end + 80
     after = _WORDS.findall(_lower(text[word_end : min(stop, word_end + 80)]))[:2]
