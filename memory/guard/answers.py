@@ -25,7 +25,7 @@ from .spans import Found, Vetoed, overlap_test
 # Between the question's words and its answer: an aside, a colon, a dash, or "answer is".
 _REACH = 100
 _TO_ANSWER = re.compile(  # the last link on the line within reach: "Security question — first pet's name: X"
-    r"[^\n]{0,100}(?:[:：→]|\s[-=]>\s|\s[—–-]\s|\s(?:هو|هي)\s|\s(?:i\s+put|puse|coloquei|ho\s+messo|j'ai\s+mis|er|är|is|was)\s|"
+    r"[^\n]{0,100}(?:[:：→]|\s[-=]>\s|\s[—–-]\s|\s(?:هو|هي)\s|\s(?:i\s+put|(?:set|changed|reset)\s+(?:it\s+)?to|puse|coloquei|ho\s+messo|j'ai\s+mis|er|är|is|was)\s|"
     r"(?:answer|respuesta|resposta|réponse|risposta|antwort|odpowiedź|ответ|"
     r"trả lời|jawaban|cevap|vastaus|답)\s*(?:is|es|é|est|è|ist|to|—|:|là|adalah)?\s)\s*"
     r"(?:(?:the\s+|my\s+|our\s+)?answer\s+(?:is|was)\s*:?\s*)?",

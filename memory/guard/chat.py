@@ -23,6 +23,7 @@ import functools
 import itertools
 import re
 
+from .answers import _answer, _asked
 from .codes import _a_secret_code, keyed_digits
 from .credential_values import _REFERRING, plausible
 from .credentials import _NETWORK_WORDS, add_prose_spans
@@ -71,8 +72,11 @@ def _naming() -> re.Pattern[str]:
 def _asks(question: str) -> str | None:
     """What a question asks for: "secret" where it names a credential, a sign-in, a numeric code, a lock, or a
     lone code word that is no other kind of code ("what's the zip code?" is none); "network" where it names only
-    a network, whose answer is its name as often ("— Melyik a vendég wifi?" / "— Vendeg_5G"); None for neither, or
-    a name asked for ("¿cómo se llamaba la red del wifi?")."""
+    a network, whose answer is its name as often ("— Melyik a vendég wifi?" / "— Vendeg_5G"); "answer" where it
+    names a security question ("Q: mother's maiden name for the HSBC check?" / "A: Pemberton": a name, read as
+    ``answers`` reads one); None for neither, or a name asked for ("¿cómo se llamaba la red del wifi?")."""
+    if _asked(_lower(question)):
+        return "answer"
     if _naming().search(_lower(question)):
         return None
     kinds = {
@@ -153,7 +157,12 @@ def chat_answers(text: str) -> list[tuple[int, int]]:
         said = _DASH.match(line, at)  # "¿...? — 4471", not "...? Talep no: 4471" (one speaker goes on)
         at = said.end() if said else at
         filler = _FILLER.match(line, at)
-        found = _value(line, filler.end() if filler else at, told=said is None or asked == "network")
+        at = filler.end() if filler else at
+        found = (
+            _answer(line, at, quoted=False)
+            if asked == "answer"
+            else _value(line, at, told=said is None or asked == "network")
+        )
         if found is not None:
             spans.append((start + found[0], start + found[1]))
     if "\n" not in text:
@@ -168,7 +177,12 @@ def chat_answers(text: str) -> list[tuple[int, int]]:
         if asked_for is None:
             continue
         filler = _FILLER.match(answer, said.end())
-        found = _value(answer, filler.end() if filler else said.end(), told=asked_for == "network")
+        at = filler.end() if filler else said.end()
+        found = (
+            _answer(answer, at, quoted=False)
+            if asked_for == "answer"
+            else _value(answer, at, told=asked_for == "network")
+        )
         if found is not None:
             spans.append((start + found[0], start + found[1]))
     return spans

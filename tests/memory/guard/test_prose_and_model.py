@@ -321,6 +321,14 @@ def test_ordinary_talk_about_passwords_is_left_alone(text):
         # the kind right before the code word decides, not a phone's further before
         ("Phone voicemail code 4590, press star to skip the greeting.", "4590"),
         ('Insurance website "favorite childhood book": Charlottes Web (no apostrophe)', "Charlottes Web"),
+        # a security question asked in a chat, answered on the next line; "set to" before an answer; where a
+        # door leads between its noun and the link
+        ("Q: mother's maiden name for the HSBC security check?\nA: Pemberton", "Pemberton"),
+        (
+            "the mother's maiden name on the insurance account is set to Kowalczyk, not her real one",
+            "Kowalczyk",
+        ),
+        ("Door to the roof terrace is 2468 — please don't share it with the guests", "2468"),
         # Dutch shorthand for a password, asked and answered
         ("vraag: wat is het ww van de gedeelde mailbox?\nantwoord: Kaaskop2022", "Kaaskop2022"),
         # "remains" as the link, in other languages
@@ -474,6 +482,8 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "The password is required until Friday, then the SSO takes over.",
         '{"first name": "Ann", "city name": "Oslo"}',
         '"Street name": Baker Street',
+        "Q: what was the security question again?\nA: the one about your first car",
+        "the door to room 2210 is open, the entrance to the car park is 1200 m away",
         "Dad asked what a passphrase is. Explained: several random words, longer than a password.",
         "We tried a combination of 2-3-4 factors before settling.",
         "Our Wi-Fi is Livebox-7C1D, the password is on the sticker under the box.",
