@@ -124,11 +124,13 @@ def _answer(text: str, start: int, quoted: bool) -> tuple[int, int] | None:
         return None
     value = answer.group(1)
     words = value.split()
-    if quoted and any(w.lower() in _stopwords() for w in words):
-        capitalised = _CAPITALISED.match(text, start)
-        names = capitalised.group(0).lower().split() if capitalised is not None else ["what"]
-        if capitalised is not None and not any(w in _TALK or w in _stopwords() for w in names):
-            return capitalised.span()
+    capitalised = (
+        _CAPITALISED.match(text, start) if quoted and any(w.lower() in _stopwords() for w in words) else None
+    )
+    if capitalised is not None and not any(
+        w in _TALK or w in _stopwords() for w in capitalised.group(0).lower().split()
+    ):
+        return capitalised.span()
     titled = len(words) > 1 and all(w[:1].isupper() for w in words)  # a title: "The Princess Bride"
     after = text[answer.end(1) : answer.end(1) + 3].lstrip("\"”»'’」")[:1]
     talk = words[0].lower() in _TALK or (

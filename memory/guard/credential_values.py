@@ -434,8 +434,8 @@ def find_password_shaped(text: str) -> list[tuple[int, int]]:
         if e - s < 8 or e - s > 40 or not _SHAPED.fullmatch(text, s, e):
             continue
         value = text[s:e]
-        if not _policy_shaped(value):
-            continue
+        if not _policy_shaped(value) or _HAN_KANA.search(value):
+            continue  # Chinese and Japanese run on unspaced: the token would be the sentence
         if ("@" in value[1:] and "." in value.rsplit("@", 1)[-1]) or _DOTTED.search(value):
             continue  # an address, a dotted name
         spans.append((s, e))
