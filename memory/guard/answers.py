@@ -54,14 +54,16 @@ _ABOUT = re.compile(
 # A question quoted as it is asked, then its answer: "Answer to 'city where your parents met': Swansea", "the
 # 'favourite teacher' answer is Hendricks", "the answer to the 'favourite animal' question on the site: Pickles".
 _QUOTED_QUESTION = re.compile(
-    r"""(?:\banswers?\s+(?:to|for)\s+(?:the\s+)?["“'‘][^"”'’\n]{3,80}["”'’](?:\s+questions?\b)?"""
-    r"""|["“'‘][^"”'’\n]{3,80}["”'’]\s+(?:answer|question)\b"""
-    # or a question of three words or more quoted before a colon and an answer with no quote of its own
-    # ('Insurance website "favorite childhood book": Charlottes Web'; not JSON's '"first name": "Ann"', nor a
-    # form's field, '"Street name": Baker Street')
-    r"""|["“'‘][^"”'’\s]+(?:\s+[^"”'’\s]+){2,11}["”'’](?=:[ \t]+[^\s"“'‘]))""",
+    r"""\banswers?\s+(?:to|for)\s+(?:the\s+)?["“'‘][^"”'’\n]{3,80}["”'’](?:\s+questions?\b)?"""
+    r"""|["“'‘][^"”'’\n]{3,80}["”'’]\s+(?:answer|question)\b""",
     re.IGNORECASE,
 )
+# Or a question of three words or more quoted before a colon and an answer with no quote of its own ('Insurance
+# website "favorite childhood book": Charlottes Web'; not JSON's '"first name": "Ann"', nor a form's field,
+# '"Street name": Baker Street'). Each pattern runs only where its words or marks occur: apostrophes are in most
+# notes, and scanning from each one cost 6 ms a 100 kB note.
+_QUOTED_BEFORE_COLON = re.compile(r"""["“'‘][^"”'’\s]+(?:\s+[^"”'’\s]+){2,11}["”'’](?=:[ \t]+[^\s"“'‘])""")
+_CLOSE_COLON = re.compile(r"""["”'’]:""")
 # What the usual security questions ask about: a quoted question names one ("'favourite teacher'", "'city where
 # your parents met'"); "'what is 2+2'" and "'reply all'" are other quotes.
 _TOPICS = re.compile(
@@ -148,8 +150,12 @@ def security_answers(text: str, low: str | None = None) -> list[tuple[int, int]]
     low = text.lower() if low is None or len(low) != len(text) else low
     spans = []
     asked = [(end, False) for end in _asked(low)]
-    if "'" in text or "’" in text or '"' in text or "“" in text:
-        asked += [(m.end(), True) for m in _QUOTED_QUESTION.finditer(text) if _TOPICS.search(m.group(0))]
+    quotes: list[re.Match[str]] = []
+    if "answer" in low or "question" in low:
+        quotes += _QUOTED_QUESTION.finditer(text)
+    if _CLOSE_COLON.search(text):
+        quotes += _QUOTED_BEFORE_COLON.finditer(text)
+    asked += [(m.end(), True) for m in quotes if _TOPICS.search(m.group(0))]
     for end, quoted in asked:
         link = _TO_ANSWER.match(text, end)
         if link is None or link.end() - end > _REACH + 20:
