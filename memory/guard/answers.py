@@ -39,6 +39,10 @@ _TALK = frozenset(
         "see", "ask", "check", "call", "reset", "changed", "updated", "forgot", "forgotten", "unknown", "none",
         "n/a", "tbd", "what", "which", "who", "where", "when", "why", "how", "same", "in", "on", "stored", "saved",
         "set", "needed", "required", "pending", "done", "i", "we", "you", "he", "she", "they", "it",
+        # a day or a month answers a question of when, not a security question ("the 'first day' question: Monday")
+        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "tomorrow",
+        "yesterday", "january", "february", "march", "april", "june", "july", "august", "september", "october",
+        "november", "december",
     }
 )  # fmt: skip
 

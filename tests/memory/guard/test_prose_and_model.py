@@ -487,6 +487,7 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "The password is required until Friday, then the SSO takes over.",
         '{"first name": "Ann", "city name": "Oslo"}',
         '"Street name": Baker Street',
+        'the answer to the "first day" question: Monday',
         "Q: what was the security question again?\nA: the one about your first car",
         "the door to room 2210 is open, the entrance to the car park is 1200 m away",
         "Dad asked what a passphrase is. Explained: several random words, longer than a password.",
