@@ -47,7 +47,8 @@ one note about a password hint) and each feature scaled by its naive Bayes evide
 NBSVM's idea) at 0.798 (1,371). Beside it, alpha 0.25 / 0.5 / 2: 1,357 / 1,374 / 1,331; with L2 1e-6: 1,268;
 900 iterations: 1,319; the ordinary writing weighed three times (no scaling): 1,370; scaling and that weight
 together: 1,369; scaling with L2 2e-7: 1,382, the default since. The test sentences that ruled out 2e-7 in
-session 42 ("Could you tell me what the team decided about the release?") pass with it.
+session 42 ("Could you tell me what the team decided about the release?") pass with it. Word trigrams beside the
+words and pairs (same scaling and L2, with heldout57-58's notes): 1,361 against 1,391, not kept.
 """
 
 from __future__ import annotations
