@@ -24,14 +24,16 @@ from .spans import Found, Vetoed, overlap_test
 
 # Between the question's words and its answer: an aside, a colon, a dash, or "answer is".
 _REACH = 100
-_TO_ANSWER = re.compile(  # the last link on the line within reach: "Security question — first pet's name: X"
-    r"[^\n]{0,100}(?:[:：→]|\s[-=]>\s|\s[—–-]\s|\s(?:هو|هي)\s|\s(?:i\s+put|(?:set|changed|reset)\s+(?:it\s+)?to|puse|coloquei|ho\s+messo|j'ai\s+mis|er|är|is|was)\s|"
+_LINK = (  # what stands between a question and its answer: a colon, an arrow, a dash, a verb, "answer is"
+    r"(?:[:：→]|\s[-=]>\s|\s[—–-]\s|\s(?:هو|هي)\s|\s(?:i\s+put|(?:set|changed|reset)\s+(?:it\s+)?to|puse|coloquei|ho\s+messo|j'ai\s+mis|er|är|is|was)\s|"
     r"(?:answer|respuesta|resposta|réponse|risposta|antwort|odpowiedź|ответ|"
     r"trả lời|jawaban|cevap|vastaus|답)\s*(?:is|es|é|est|è|ist|to|—|:|là|adalah)?\s)\s*"
-    r"(?:(?:the\s+|my\s+|our\s+)?answer\s+(?:is|was)\s*:?\s*)?",
-    re.IGNORECASE,
+    r"(?:(?:the\s+|my\s+|our\s+)?answer\s+(?:is|was)\s*:?\s*)?"
 )
-_FIRST_LINK = re.compile(_TO_ANSWER.pattern.replace("[^\\n]{0,100}", "[^\\n]{0,100}?", 1), re.IGNORECASE)
+# the last link on the line within reach: "Security question — first pet's name: X"; the first, where the last
+# one's words are talk after a quoted question
+_TO_ANSWER = re.compile(r"[^\n]{0,100}" + _LINK, re.IGNORECASE)
+_FIRST_LINK = re.compile(r"[^\n]{0,100}?" + _LINK, re.IGNORECASE)
 # One to four words of a name, in quotes or not, to a full stop, a comma, a parenthesis or the line's end.
 _ANSWER = re.compile(r"""["“«'‘「]?([^\s"”»'’」.,;!?()\[\]\n]+(?:[ \t][^\s"”»'’」.,;!?()\[\]\n]+){0,3})""")
 _TALK = frozenset(

@@ -139,6 +139,12 @@ def _value(answer: str, at: int, told: bool = False) -> tuple[int, int] | None:
     return (s, e) if (_ALONE.match(rest) or spelled) and _plain(words) else None
 
 
+def _reply(line: str, at: int, asked: str, told: bool) -> tuple[int, int] | None:
+    """The answer at ``at`` to what was ``asked`` (``_asks``): a security question's as ``answers`` reads one, else
+    ``_value``'s."""
+    return _answer(line, at, quoted=False) if asked == "answer" else _value(line, at, told=told)
+
+
 def chat_answers(text: str) -> list[tuple[int, int]]:
     """The answer, on the next speaker's line or after the question mark on its own line, to a question that
     names a credential, a code or a network (module docstring)."""
@@ -157,12 +163,7 @@ def chat_answers(text: str) -> list[tuple[int, int]]:
         said = _DASH.match(line, at)  # "¿...? — 4471", not "...? Talep no: 4471" (one speaker goes on)
         at = said.end() if said else at
         filler = _FILLER.match(line, at)
-        at = filler.end() if filler else at
-        found = (
-            _answer(line, at, quoted=False)
-            if asked == "answer"
-            else _value(line, at, told=said is None or asked == "network")
-        )
+        found = _reply(line, filler.end() if filler else at, asked, told=said is None or asked == "network")
         if found is not None:
             spans.append((start + found[0], start + found[1]))
     if "\n" not in text:
@@ -177,12 +178,7 @@ def chat_answers(text: str) -> list[tuple[int, int]]:
         if asked_for is None:
             continue
         filler = _FILLER.match(answer, said.end())
-        at = filler.end() if filler else said.end()
-        found = (
-            _answer(answer, at, quoted=False)
-            if asked_for == "answer"
-            else _value(answer, at, told=asked_for == "network")
-        )
+        found = _reply(answer, filler.end() if filler else said.end(), asked_for, told=asked_for == "network")
         if found is not None:
             spans.append((start + found[0], start + found[1]))
     return spans

@@ -207,24 +207,17 @@ def door_code(text: str, end: int) -> tuple[int, int] | None:
     """The code after a door's or a gate's noun and a link ("the side gate is 4471", "front door's 2290",
     ``[lock]``'s ``doors``): four digits or more, not a year ("Door: 2024 model"), not a quantity ("the entrance
     is 1200 m from the station")."""
-    link = _LOCK_LINK.match(text, end)
-    for aside in _DOOR_ASIDES if link is None else ():  # "Door to the roof terrace is 2468", shortest first
-        words = aside.match(text, end)
-        if words is None:
-            break
-        link = _LOCK_LINK.match(text, words.end())
-        if link is not None:
-            break
+    link = _LOCK_LINK.match(text, end) or _DOOR_LINK.match(text, end)
     if link is None or _A_YEAR.fullmatch(link.group(1)) or _a_quantity(text, link.end(1)):
         return None
     return link.span(1)
 
 
-# Where a door leads, after its noun: a preposition and one to four words of letters ("to the roof terrace",
-# "at the back"; not "to room 2210")
-_DOOR_ASIDES = tuple(
-    re.compile(r"[ \t]+(?:to|for|of|at|on|into|behind)(?:[ \t]+[^\W\d_][\w'’-]*)" + f"{{{n}}}", re.IGNORECASE)
-    for n in range(1, 5)
+# Where a door leads, after its noun, then the lock's link: a preposition and one to four words of letters,
+# fewest first, each word whole ("Door to the roof terrace is 2468", "the gate at the back is 4471"; not "to room
+# 2210", nor "to the gate's 4471" read as "gate" and "'s")
+_DOOR_LINK = re.compile(
+    r"(?i:[ \t]+(?:to|for|of|at|on|into|behind)(?:[ \t]+[^\W\d_][\w'’-]*+){1,4}?)" + _LOCK_LINK.pattern
 )
 
 
