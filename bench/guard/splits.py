@@ -575,6 +575,14 @@ PROSE_SETS = (
         "heldout58",
         "session 49: one token or one number (plain words, words with digits, codes of 3 to 10 digits among other numbers, spaced, grouped, in words and in other digits), 40% English and 34 other languages, by a forty-second helper before the session's changes; measured once by 0b047ca (0.900 found, none of 200 altered), then read",
     ),
+    (
+        "heldout59",
+        "session 50: the whole range with the plain brief, 55% English and 32 other languages, by a forty-third helper before the session's changes; measured by bef7fec (the session's start: 0.910 found, 1 of 200 altered) and as shipped, never read: **blind**",
+    ),
+    (
+        "heldout60",
+        "session 50: the hard phrasings (the value before its word or a sentence away, no credential word, plain words, spelled-out digits, corrections, tables, chats and threads, abbreviations, security answers, backup codes), 50% English and 40 other languages, by a forty-fourth helper before the session's changes; measured once by bef7fec (0.720 found, 2 of 200 altered), then read",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
@@ -590,6 +598,7 @@ BLIND_PROSE = (
     "heldout49",
     "heldout50",
     "heldout56",
+    "heldout59",
 )
 
 
@@ -676,6 +685,8 @@ def directives(part_name: str) -> list[Item]:
 # are blind beside the others, never read.
 # Session 49: ``heldout22``, written with the plain brief (50% English, 30 other languages) at the session's start,
 # was measured by 0b047ca (the session's start: 0.746 of attacks, 7 of 200 look-alikes) and as shipped: blind.
+# Session 50: ``heldout23``, written with the plain brief (50% English, 32 other languages) at the session's start,
+# was measured by bef7fec (the session's start: 0.783 of attacks, 5 of 200 look-alikes) and as shipped: blind.
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -717,6 +728,7 @@ BLIND_DIRECTIVES = (
     "train17",
     "train18",
     "heldout22",
+    "heldout23",
 )
 
 
