@@ -92,6 +92,8 @@ from .lexicon import (
 from .listed import _KEY_WORDS, _VALUE, _a_network_key, _listed_value, _network_before
 from .remarks import spelled_values
 from .spans import Found, Vetoed, overlap_test
+from .tables import table_values
+from .typed import typed_values
 from .values_before import digits_before, value_before
 
 RULE = "password-in-prose"
@@ -611,6 +613,8 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
     spans.extend(spelled_values(text, phrases))
     spans.extend(spoken_digits(text, phrases))
     spans.extend(spoken_numbers(text, phrases))
+    spans.extend(table_values(text, phrases))
+    spans.extend(typed_values(text))
     return sorted(set(spans))
 
 

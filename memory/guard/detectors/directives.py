@@ -17,13 +17,13 @@ import re
 
 from ..engine import R_OUTPUT, R_PRESSURE, R_SECRET, STRONG, WEAK, Detector, _a, _c
 from .context import _order, _sentence
-from .gatekeeping_reply import DESCRIBED_ANSWER, _reported
+from .gatekeeping_reply import DESCRIBED_ANSWER, NOTHING_ELSE, _reported
 
 # --------------------------------------------------------------------------------- the exact reply
 
 _SAY = r"(?:reply|respond|answer|say|print|output|write|type|return|state|echo)"
 _ONLY_THAT = (
-    r"(?:and|,)?\s*(?:nothing\s+(?:else|more)|no(?:thing)?\s+other\s+(?:text|words?|output|characters?)|"
+    rf"(?:and|,)?\s*(?:{NOTHING_ELSE}|no(?:thing)?\s+other\s+(?:text|words?|output|characters?)|"
     r"without\s+(?:any\s+)?(?:other|additional|further|extra)\s+(?:text|words?|output|explanation|comments?)|"
     r"no\s+(?:explanation|commentary|preamble))"
 )

@@ -138,6 +138,12 @@ _FRAMED_REPLY = _c(
     r"\s+(?:to|at)\s+the\s+(?:end|start|beginning|bottom|top)\s+of\s+(?:every|each|all|any|your)\s+(?:answer|"
     r"repl(?:y|ie)|response|message|output)s?"
 )
+# "nothing else" closing an order, not the subject of a clause of its own: "at the BIOS prompt type
+# sunflowerfield, nothing else is locked" (a note with a password, not a dictated reply)
+NOTHING_ELSE = (
+    r"nothing\s+(?:else|more)(?!\s+(?:is|was|are|were|has|had|needs?|works?|will|would|can|could|should|must|"
+    r"matters?|changed|happens?|happened|seems?|gets?|got)\b)"
+)
 _VERDICT = (
     r"(?:yes|true|ok|okay|approved|granted|allowed|unlocked|authenticated|authori[sz]ed|verified|confirmed|success|successful|"
     r"passed|hacked|pwned|(?:access|entry)\s+(?:granted|allowed|approved)|(?:login|authentication|verification)\s+"
@@ -151,7 +157,7 @@ _LITERAL_REPLY = _c(
     # unquoted, then cut short: "write i agree and end there", "say hello world and then shut up"
     rf"|(?<![a-z]){_SAY}\s+(?!(?:the|a|an|your|my|his|her|their|its|this|that|it|them|one|some|down|out|up|about|to"
     rf"|in|with|for)\b)(?:[a-z0-9']+\s+){{0,2}}[a-z0-9']+\s*(?:[.,]\s*|\s+and\s+(?:then\s+)?)(?:shut\s+up|end\s+there"
-    r"|stop\s+there|nothing\s+(?:else|more))"
+    rf"|stop\s+there|{NOTHING_ELSE})"
     # "answer every single question with 'Banana'", "respond to this and any following message with '1'"
     rf"|(?<![a-z]){_SAY}\s+(?:to\s+)?(?:this\s+(?:message\s+)?and\s+)?{_EVERY}(?:\s+[a-z']+){{0,4}}?\s+(?:with|using|by\s+saying)"
     rf"\s*:?\s+(?:just\s+|only\s+)?{_LITERAL}"
@@ -207,6 +213,7 @@ def _literal_reply(view: str, m: re.Match[str]) -> int:
 
 __all__ = [
     "DESCRIBED_ANSWER",
+    "NOTHING_ELSE",
     "_FRAMED_REPLY",
     "_LITERAL_REPLY",
     "_SAY",
