@@ -19,13 +19,19 @@ from collections.abc import Iterator
 from typing import Any
 
 from .credentials import PRIORITY, RULE
-from .lexicon import _KINDS, _lexicon, _stopwords, word_automaton
+from .lexicon import _KINDS, _lexicon, _said_of_passwords, _stopwords, every_stopword, word_automaton
 from .spans import Found, Vetoed, overlap_test
 
 # Between the question's words and its answer: an aside, a colon, a dash, or "answer is".
 _REACH = 100
+# Other languages' "is" and "was" ("A resposta da pergunta de segurança é Paçoca", "Die Antwort auf die
+# Sicherheitsfrage lautet Bello"): what follows one is read as talk in any language's words ("es obligatoria")
+_COPULAS = (
+    r"es|era|fue|é|foi|est|était|è|ist|lautet|war|jest|brzmi|zní|este|var|oli|adalah|ialah|là|это|является|є"
+)
 _LINK = (  # what stands between a question and its answer: a colon, an arrow, a dash, a verb, "answer is"
-    r"(?:[:：→]|\s[-=]>\s|\s[—–-]\s|\s(?:هو|هي)\s|\s(?:i\s+put|(?:set|changed|reset)\s+(?:it\s+)?to|puse|coloquei|ho\s+messo|j'ai\s+mis|er|är|is|was)\s|"
+    r"(?:[:：→]|\s[-=]>\s|\s[—–-]\s|\s=\s|\s(?:هو|هي)\s|\s(?:i\s+put|(?:set|changed|reset)\s+(?:it\s+)?to|puse|coloquei|ho\s+messo|j'ai\s+mis|er|är|is|was)\s|"
+    rf"\s(?P<copula>{_COPULAS})\s|"
     r"(?:answer|respuesta|resposta|réponse|risposta|antwort|odpowiedź|ответ|"
     r"trả lời|jawaban|cevap|vastaus|답)\s*(?:is|es|é|est|è|ist|to|—|:|là|adalah)?\s)\s*"
     r"(?:(?:the\s+|my\s+|our\s+)?answer\s+(?:is|was)\s*:?\s*)?"
@@ -124,14 +130,17 @@ def _asked(low: str) -> list[int]:
     return sorted(set(ends))
 
 
-def _answer(text: str, start: int, quoted: bool) -> tuple[int, int] | None:
+def _answer(text: str, start: int, quoted: bool, foreign: bool = False) -> tuple[int, int] | None:
     """The answer at ``start`` (after a link), or None for talk, a pointer or a question. After a quoted
-    question (``quoted``), a name in capitals is the answer where the clause goes on in small words."""
+    question (``quoted``), a name in capitals is the answer where the clause goes on in small words. After
+    another language's "is" (``foreign``), a word of talk in any language is talk."""
     answer = _ANSWER.match(text, start)
     if answer is None:
         return None
     value = answer.group(1)
     words = value.split()
+    if foreign and any(w.lower() in every_stopword() or w.lower() in _said_of_passwords() for w in words):
+        return None  # "la pregunta de seguridad es obligatoria", "die Sicherheitsfrage ist neu"
     capitalised = (
         _CAPITALISED.match(text, start) if quoted and any(w.lower() in _stopwords() for w in words) else None
     )
@@ -168,7 +177,7 @@ def security_answers(text: str, low: str | None = None) -> list[tuple[int, int]]
             continue
         if _ABOUT.match(low, end):
             continue  # talk about the questions themselves: "Security question rollout: Tuesday, ask Maria"
-        found = _answer(text, link.end(), quoted)
+        found = _answer(text, link.end(), quoted, link.group("copula") is not None)
         if found is None and quoted:  # the first link, where the last one's words are talk
             first = _FIRST_LINK.match(text, end)
             found = _answer(text, first.end(), quoted) if first is not None else None
