@@ -60,6 +60,8 @@ def test_a_column_without_values_is_left_alone(text):
         ("'copper-finch-31' is what unlocks the spare drive.", "copper-finch-31"),
         ("Front desk tablet: 'Tamarind' unlocks it.", "Tamarind"),
         ("The old kiosk still unlocks with the caretaker's cat's name, Pemberton.", "Pemberton"),
+        ("WLAN im Lager: tippe Sonnenblume-48, wenn das Tablet fragt.", "Sonnenblume-48"),
+        ("Na domofonie wpisz K4861, potem dzwonek.", "K4861"),
     ],
 )
 def test_a_value_typed_where_a_device_asks_is_redacted(text, secret):
@@ -76,6 +78,8 @@ def test_a_value_typed_where_a_device_asks_is_redacted(text, secret):
         "Type help for the list of commands.",
         "Short poem: the moment a teenager finally unlocks the old family safe and finds letters inside.",
         "The intern unlocks the storeroom every morning at eight.",
+        "Type Netflix in the search box on the laptop.",  # a brand, and no context of its own
+        "Bitte gültige E-Mail-Adresse eingeben, wenn das Formular fragt.",  # before its verb: a noun
     ],
 )
 def test_typing_and_unlocking_without_a_value_is_left_alone(text):
