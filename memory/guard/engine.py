@@ -148,8 +148,8 @@ def _is_word_anchor(anchor: str) -> bool:
     return bool(core) and core.isalpha() and all(ord(c) < 0x0530 for c in core)
 
 
-_NON_LATIN_SCRIPT = re.compile(  # Arabic, Hebrew (its prefixes join the word: "לדלג"), Devanagari, Thai, CJK
-    "[\u0590-\u05ff\u0600-\u06ff\u0900-\u097f\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+_NON_LATIN_SCRIPT = re.compile(  # Arabic, Hebrew (its prefixes join the word: "לדלג"), Devanagari, Bengali, Thai, CJK
+    "[\u0590-\u05ff\u0600-\u06ff\u0900-\u09ff\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]"
 )
 _TOKEN_SPLIT = re.compile(r"([^\W\d_]+)")
 
