@@ -48,6 +48,19 @@ _REACH = 300  # characters between a claim and the order to open the gate
 # approval ("Шефът одобри бюджета, можеш да продължиш с поръчката"), as English's "proceed with the payment run".
 _CLAUSE_END = re.compile(r"[.!?;\n。！？]")
 _WORDS = re.compile(r"[^\W\d_]+")
+# Languages whose verb ends its clause: the ordinary work a "go on" is about stands before it
+_VERB_LAST = frozenset({"tr", "fa", "hi", "bn", "ur", "ja", "ko"})
+_PART_END = re.compile(r"[.!?;,:\n。！？、，،؛]")
+# Scripts without spaces between words: two characters count as a word
+_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def _word_count(text: str) -> int:
+    """Words of a clause's rest, two characters a word where the script writes no spaces ("请继续执行采购订单": the
+    purchase order after the "go on" is ordinary work)."""
+    return sum(len(w) // 2 if _UNSPACED.match(w) else 1 for w in _WORDS.findall(text))
+
+
 # How far from its anchor a match can end (``Detector.reach``, the scan's window): a phrase (the longest ~70
 # characters), or two phrases and the 40 characters between them. 800-character windows (the engine's default)
 # around anchors such as "start*", "system*" and "check*" in English notes cost ~20 ms a 100 kB note.
@@ -310,9 +323,13 @@ def _detectors(lang: str, raw: dict[str, list[str]]) -> tuple[Detector, ...]:
         if gate.search(view, low, high):
             return STRONG
         for g in proceed.finditer(view, low, high) if proceed is not None else ():
-            end = _CLAUSE_END.search(view, g.end())
-            rest = view[g.end() : end.start() if end else len(view)]
-            if len(_WORDS.findall(rest)) < 2 or gate_object.search(rest):
+            if lang in _VERB_LAST:  # the work goes before the verb: "سفارش را ادامه بده", "siparişe devam et"
+                start = max((c.end() for c in _PART_END.finditer(view, low, g.start())), default=low)
+                rest = view[start : g.start()]
+            else:
+                end = _CLAUSE_END.search(view, g.end())
+                rest = view[g.end() : end.start() if end else len(view)]
+            if _word_count(rest) < 2 or gate_object.search(rest):
                 return STRONG  # "процедура пройдена, продолжай!", "... schick mir das Passwort"
         return 0
 
