@@ -9,7 +9,10 @@ the one to five words between the first link or sign after the last password's, 
 clause and the comma, bracket or dash before the remark (after a link inside them, when what follows it is no
 talk: "senha do wi-fi da casa da praia é conchinha do mar, sem acento"); none of it talk ("the password is
 simple, all lowercase letters"), none of it words that point elsewhere ("the one on the sticker, no spaces").
-A sign-in word's value is an account as often ("the login is jsmith, all lowercase") and is not read here.
+A sign-in word's value is an account as often ("the login is jsmith, all lowercase") and is not read here. A device's
+or a service's word (the tagger's things: "For the lab iPad it's just pelican, all lowercase", "Disney+ : bluefalcon
+(all lowercase)") stands for the password's word where no other is in reach, unless its clause holds a sign-in word,
+a word that names something else ("hostname", "profile", "model") or an article before the value (session 50).
 
 ``credentials.find_prose_credentials`` adds these spans; they pass the same vetoes (a network's name, a value of
 a name that says "not secret"). Pure functions, one pass for the remarks (a regex of every language's), the rest
@@ -25,12 +28,27 @@ from pathlib import Path
 from typing import Any
 
 from .credential_values import _REFERRING
-from .lexicon import _TOKEN, _clause_start, _describing, _lexicon_index, _lower, _trim, word_automaton
+from .lexicon import (
+    _TOKEN,
+    _clause_start,
+    _describing,
+    _lexicon_index,
+    _lower,
+    _stopwords,
+    _trim,
+    word_automaton,
+)
 from .values_before import _small_words
 
 SPELLING = Path(__file__).resolve().parent / "data" / "spelling.toml"
 
 _KINDS = frozenset({"credential", "weak", "code", "numeric", "lock"})  # not "signin": an account as often
+# A device or a service (the tagger's things: "iPad", "Disney+", "reception tablet") names what the value opens
+# only where nothing in the clause names something else: an account, a host, a profile, a model
+_NAMING = frozenset({"name", "names", "hostname", "host", "profile", "model", "username", "user", "account", "id",
+                     "ssid", "network", "handle", "email", "address", "brand", "type", "version", "domain",
+                     "folder", "channel", "group", "team", "tag", "label", "title"})  # fmt: skip
+_ARTICLES = frozenset({"a", "an", "the"})
 _MAX_VALUE_TOKENS = 5
 _NEAR = 100  # characters between the word's end and its link or sign
 _SIGNS = frozenset({":", "=", "—", "–", "-", "->", "→", "?", "：", "？"})
@@ -87,22 +105,48 @@ def spelled_values(text: str, phrases: list[tuple[int, int, str, str]]) -> list[
     """Spans of values a spelling remark follows (module docstring); ``phrases``: the note's lexicon phrases
     (``lexicon.phrases_in``)."""
     ends = sorted(e for _, e, _, kind in phrases if kind in _KINDS)
-    if not ends:
+    things = sorted(e for _, e, _, kind in phrases if kind == "thing")
+    if not ends and not things:
         return []
+    signins = [e for _, e, _, kind in phrases if kind == "signin"]
     spans = []
     for remark_start, _ in _remark_spans(_lower(text)):
         before = _BEFORE_REMARK.search(text, max(0, remark_start - 6), remark_start)
-        if before is None:
-            # a space alone, after one word: "pwd for the spotify is dancingqueen all lowercase"
-            spaced = _SPACE_BEFORE.search(text, max(0, remark_start - 4), remark_start)
-            found = _value_before(text, spaced.start(), ends) if spaced else None
-            if found is not None and _TOKEN.fullmatch(text, *found):
-                spans.append(found)
+        spaced = (
+            None if before is not None else _SPACE_BEFORE.search(text, max(0, remark_start - 4), remark_start)
+        )
+        if before is None and spaced is None:
             continue
-        found = _value_before(text, before.start(), ends)
-        if found is not None:
+        value_end = before.start() if before is not None else spaced.start()  # type: ignore[union-attr]
+        found = _value_before(text, value_end, ends) if ends else None
+        if found is None and things:
+            found = _value_before(text, value_end, things)
+            found = _opened_by_thing(text, found, signins) if found is not None else None
+        # after a space alone, one word: "pwd for the spotify is dancingqueen all lowercase"
+        if found is not None and (before is not None or _TOKEN.fullmatch(text, *found)):
             spans.append(found)
     return spans
+
+
+def _opened_by_thing(text: str, value: tuple[int, int], signins: list[int]) -> tuple[int, int] | None:
+    """A value a device's or a service's word introduces, its small words before it left out ("it's just pelican,
+    all lowercase"): None where a sign-in word stands in its clause ("the login for the portal is jsmith, all
+    lowercase": an account), a word before it names something else ("the laptop's hostname is devbox"), or an
+    article stands before it ("our router is a Fritzbox")."""
+    clause = _clause_start(text, value[0])
+    if any(clause <= e <= value[0] for e in signins):
+        return None
+    words = _lower(text[clause : value[0]]).replace("'s", " ").split()
+    if any(w.strip(".,:;()'\"") in _NAMING for w in words):
+        return None
+    start, end = value
+    for word in _lower(text[start:end]).split()[:-1]:
+        if word in _ARTICLES:
+            return None
+        if word not in _stopwords():
+            break
+        start = text.index(" ", start) + 1  # "just pelican": the value is "pelican"
+    return (start, end) if _lower(text[start:end]) not in _stopwords() else None
 
 
 def _value_before(text: str, value_end: int, ends: list[int]) -> tuple[int, int] | None:

@@ -64,3 +64,29 @@ def test_the_remarks_automaton_finds_what_the_regex_finds(text):
 
     low = _lower(text)
     assert _remark_spans(low) == [m.span() for m in _remarks().finditer(low)]
+
+
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        ("For the shop iPad it's just marigold, all lowercase.", "marigold"),
+        ("Disney+ : wolfberry (all lowercase).", "wolfberry"),
+        ("Front desk tablet: it's juniperhill, lower case.", "juniperhill"),
+    ],
+)
+def test_a_devices_or_services_value_a_remark_follows_is_redacted(text, secret):
+    # session 50: a device or a service (the tagger's things) names what the value opens
+    assert_found_by_the_rules_alone(text, secret)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the login for the supplier portal is jsmith, all lowercase",  # an account
+        "The Netflix profile is kids, all lowercase",  # a name of something else
+        "The laptop's hostname is devbox, all lowercase",
+        "Our router is a Fritzbox, no caps",  # an article's noun
+    ],
+)
+def test_a_devices_other_names_a_remark_follows_are_left_alone(text):
+    assert guard_redact(text)[0] == text
