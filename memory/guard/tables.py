@@ -19,6 +19,7 @@ nothing. Pure functions; offsets are in the text given.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable
 
@@ -30,6 +31,7 @@ _KINDS = frozenset({"credential", "numeric"})  # not "code": a product's code, a
 _MAX_HEADER_WORDS = 3
 _MAX_VALUE_WORDS = 5
 _MAX_ROWS = 200  # a table's rows read after its header
+_MAX_HEADER = 1000  # characters of a header's line
 _RULE = re.compile(r"\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*")  # Markdown's |---|:--:|
 _WORD = re.compile(r"[^\W_]+")
 _LABEL = re.compile(
@@ -121,24 +123,32 @@ def _a_value(value: str) -> bool:
 def table_values(text: str, phrases: Iterable[tuple[int, int, str, str]]) -> list[tuple[int, int]]:
     """The values under each header cell that is a credential word (``phrases``: ``lexicon.phrases_in``'s)."""
     out: list[tuple[int, int]] = []
-    headers: set[int] = set()
-    for start, end, _phrase, kind in phrases:
-        if kind not in _KINDS:
-            continue
+    lines: set[int] = set()  # each line is judged once, as a header or not, whatever its words
+    words = sorted((a, b) for a, b, _, k in phrases if k in _KINDS)
+    starts = [a for a, _ in words]
+    for start, end in words:
         line_start = text.rfind("\n", 0, start) + 1
-        if line_start in headers:
+        if line_start in lines:
             continue
+        lines.add(line_start)
         line_end = text.find("\n", end)
         line_end = len(text) if line_end < 0 else line_end
+        if line_end - line_start > _MAX_HEADER:
+            continue  # no table's header: "password, " repeated over 100 kB was read once a word
         sign = _delimiter(text[line_start:line_end])
         if sign is None:
             continue
         cells = _cells(text, line_start, line_end, sign)
-        column = next((i for i, (s, e) in enumerate(cells) if s <= start and end <= e), None)
         shown = [text[s:e] for s, e in cells]
-        if column is None or not _a_header(shown[column], sign, shown):
-            continue
-        headers.add(line_start)
+        mine = words[bisect.bisect_left(starts, line_start) : bisect.bisect_left(starts, line_end)]
+        columns = [
+            i
+            for i, (s, e) in enumerate(cells)
+            if any(s <= a and b <= e for a, b in mine) and _a_header(shown[i], sign, shown)
+        ]
+        if len(columns) != 1:
+            continue  # none, or a line of password words that is no table's header
+        column = columns[0]
         at = line_end + 1
         for _ in range(_MAX_ROWS):
             if at >= len(text):
@@ -151,6 +161,7 @@ def table_values(text: str, phrases: Iterable[tuple[int, int, str, str]]) -> lis
             row = _cells(text, at, row_end, sign)
             if len(row) != len(cells) or text[at:row_end] == text[line_start:line_end]:
                 break  # another table, or the header again (a repeated line is no table)
+            lines.add(at)  # a table's row is no header of its own: each line is read once
             s, e = _trimmed(text, row[column])
             if _a_value(text[s:e]):
                 out.append((s, e))

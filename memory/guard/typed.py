@@ -9,16 +9,20 @@
 
 The words are data (``data/typed.toml``, per language): the keying verbs (``before``, ``after``), what says
 that something asks for the value or is locked (``asked``: "asks", "prompt", "locks", "unlock", "log in"; one of
-any language's is needed in the keyed value's sentence, so "type your name in the box", "enter the building" and
-"type help for the commands" are no passwords), and what says a value before it unlocks something (``unlocks``).
+any language's, or a lock's noun, a device (the tagger's things) or a network, is needed in the keyed value's
+sentence, the value aside, so "type your name in the box", "enter the building", "type Netflix in the search box"
+and "type help for the commands" are no passwords), and what says a value before it unlocks something
+(``unlocks``). Before a verb that follows it, a value holds a digit or is quoted ("gültige E-Mail-Adresse
+eingeben" is a form's field).
 The value is one token: a password's shape (``credential_values.plausible``), or one word of seven letters or
 more ("Rosebud", "harborlight") that is no word of talk (stopwords of every language, what is said of a
 password) nor a screen's or a form's word ("Continue", "Settings", "name", "code"). A value said before what
 unlocks is quoted, a password's shape, or first in its line or after a colon or a dash ("Tablet: 'Riverbend'
 unlocks it"; not "the teenager finally unlocks the safe").
 
-Read by ``credentials.find_prose_credentials``; pure functions, one regex pass a pattern (the verbs are rare
-in a note).
+Read by ``credentials.find_prose_credentials``; pure functions. The verbs and phrases are found in one
+Aho-Corasick pass (``lexicon.word_automaton``), each value read from its verb forwards or backwards, and only a
+candidate's sentence (300 characters each side at most) is searched for what asks: linear in the note.
 """
 
 from __future__ import annotations

@@ -118,3 +118,30 @@ def test_a_security_answer_after_another_languages_is_or_an_equals_sign_is_redac
 def test_talk_after_another_languages_is_is_left_alone(text):
     with rules_only():
         assert guard_redact(text)[0] == text
+
+
+@pytest.mark.parametrize(
+    "find, text",
+    [
+        # one line of 100 kB full of password words: no table's header, read once (read once a word: 110 s)
+        ("tables", "password, " * 10_000),
+        ("tables", "".join(f"pw,x{i}\n" for i in range(12_000))),  # every line a header's shape (5 s)
+        (
+            "typed",
+            "eingeben " * 11_000,
+        ),  # a verb that follows its value: read backwards, not searched (0.7 s)
+        ("typed", "aaaa" * 25_000),  # a regex of 42 languages' verbs tried at each character took 7 s
+        ("typed", "x unlocks it " * 7_500),
+    ],
+)
+def test_100k_of_table_and_typing_shapes_is_read_in_linear_time(find, text):
+    import time
+
+    from memory.guard.lexicon import phrases_in
+    from memory.guard.tables import table_values
+    from memory.guard.typed import typed_values
+
+    phrases = list(phrases_in(text))
+    started = time.perf_counter()
+    table_values(text, phrases) if find == "tables" else typed_values(text)
+    assert time.perf_counter() - started < 1.0  # linear: 0.01-0.12 s here, quadratic 5-110 s
