@@ -126,10 +126,8 @@ def test_talk_after_another_languages_is_is_left_alone(text):
         # one line of 100 kB full of password words: no table's header, read once (read once a word: 110 s)
         ("tables", "password, " * 10_000),
         ("tables", "".join(f"pw,x{i}\n" for i in range(12_000))),  # every line a header's shape (5 s)
-        (
-            "typed",
-            "eingeben " * 11_000,
-        ),  # a verb that follows its value: read backwards, not searched (0.7 s)
+        # a verb that follows its value: its value read backwards, not searched for (0.7 s)
+        ("typed", "eingeben " * 11_000),
         ("typed", "aaaa" * 25_000),  # a regex of 42 languages' verbs tried at each character took 7 s
         ("typed", "x unlocks it " * 7_500),
     ],
