@@ -49,6 +49,7 @@ _NAMING = frozenset({"name", "names", "hostname", "host", "profile", "model", "u
                      "ssid", "network", "handle", "email", "address", "brand", "type", "version", "domain",
                      "folder", "channel", "group", "team", "tag", "label", "title"})  # fmt: skip
 _ARTICLES = frozenset({"a", "an", "the"})
+_FIRST_WORD = re.compile(r"\S+\s+")
 _MAX_VALUE_TOKENS = 5
 _NEAR = 100  # characters between the word's end and its link or sign
 _SIGNS = frozenset({":", "=", "—", "–", "-", "->", "→", "?", "：", "？"})
@@ -112,17 +113,15 @@ def spelled_values(text: str, phrases: list[tuple[int, int, str, str]]) -> list[
     spans = []
     for remark_start, _ in _remark_spans(_lower(text)):
         before = _BEFORE_REMARK.search(text, max(0, remark_start - 6), remark_start)
-        spaced = (
-            None if before is not None else _SPACE_BEFORE.search(text, max(0, remark_start - 4), remark_start)
-        )
-        if before is None and spaced is None:
+        # or a space alone, after one word: "pwd for the spotify is dancingqueen all lowercase"
+        mark = before or _SPACE_BEFORE.search(text, max(0, remark_start - 4), remark_start)
+        if mark is None:
             continue
-        value_end = before.start() if before is not None else spaced.start()  # type: ignore[union-attr]
+        value_end = mark.start()
         found = _value_before(text, value_end, ends) if ends else None
         if found is None and things:
             found = _value_before(text, value_end, things)
             found = _opened_by_thing(text, found, signins) if found is not None else None
-        # after a space alone, one word: "pwd for the spotify is dancingqueen all lowercase"
         if found is not None and (before is not None or _TOKEN.fullmatch(text, *found)):
             spans.append(found)
     return spans
@@ -145,7 +144,10 @@ def _opened_by_thing(text: str, value: tuple[int, int], signins: list[int]) -> t
             return None
         if word not in _stopwords():
             break
-        start = text.index(" ", start) + 1  # "just pelican": the value is "pelican"
+        skip = _FIRST_WORD.match(text, start, end)
+        if skip is None:
+            break
+        start = skip.end()  # "just pelican": the value is "pelican"
     return (start, end) if _lower(text[start:end]) not in _stopwords() else None
 
 

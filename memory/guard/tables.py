@@ -32,6 +32,7 @@ _MAX_HEADER_WORDS = 3
 _MAX_VALUE_WORDS = 5
 _MAX_ROWS = 200  # a table's rows read after its header
 _MAX_HEADER = 1000  # characters of a header's line
+_MAX_COLUMNS = 3  # a password's, a PIN's and a passphrase's columns; more is a line of words, no header
 _RULE = re.compile(r"\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*")  # Markdown's |---|:--:|
 _WORD = re.compile(r"[^\W_]+")
 _LABEL = re.compile(
@@ -96,13 +97,12 @@ def _a_header(cell: str, sign: str, cells: list[str]) -> bool:
     words = _WORD.findall(cell.lower())
     if not words or len(words) > _MAX_HEADER_WORDS or any(w in _ABOUT for w in words):
         return False
-    if sign != "|" and any(
-        not _LABEL.fullmatch(c.strip()) or len(_WORD.findall(c)) > _MAX_HEADER_WORDS for c in cells
-    ):
-        return (
-            False  # "Password, as we agreed, is in the vault": a sentence's commas; JSON's '"password": ""'
-        )
-    return len(cells) >= 2
+    # a delimited line's cells are short labels: not a sentence's commas ("Password, as we agreed, is in the
+    # vault"), not JSON ('"password": ""')
+    labels = sign == "|" or all(
+        _LABEL.fullmatch(c.strip()) and len(_WORD.findall(c)) <= _MAX_HEADER_WORDS for c in cells
+    )
+    return labels and len(cells) >= 2
 
 
 def _a_value(value: str) -> bool:
@@ -146,9 +146,8 @@ def table_values(text: str, phrases: Iterable[tuple[int, int, str, str]]) -> lis
             for i, (s, e) in enumerate(cells)
             if any(s <= a and b <= e for a, b in mine) and _a_header(shown[i], sign, shown)
         ]
-        if len(columns) != 1:
+        if not columns or len(columns) > _MAX_COLUMNS:
             continue  # none, or a line of password words that is no table's header
-        column = columns[0]
         at = line_end + 1
         for _ in range(_MAX_ROWS):
             if at >= len(text):
@@ -162,8 +161,9 @@ def table_values(text: str, phrases: Iterable[tuple[int, int, str, str]]) -> lis
             if len(row) != len(cells) or text[at:row_end] == text[line_start:line_end]:
                 break  # another table, or the header again (a repeated line is no table)
             lines.add(at)  # a table's row is no header of its own: each line is read once
-            s, e = _trimmed(text, row[column])
-            if _a_value(text[s:e]):
-                out.append((s, e))
+            for column in columns:
+                s, e = _trimmed(text, row[column])
+                if _a_value(text[s:e]):
+                    out.append((s, e))
             at = row_end + 1
     return out

@@ -34,6 +34,13 @@ def test_every_row_of_the_column_is_redacted_and_the_other_cells_kept():
     assert len(redactions) == 2
 
 
+def test_a_password_column_and_a_pin_column_are_both_read():
+    text = "| user | password | PIN |\n|---|---|---|\n| ops | Tallow!Fen9 | 4417 |"
+    with rules_only():
+        stored, redactions = guard_redact(text)
+    assert "Tallow!Fen9" not in stored and "4417" not in stored and "| ops |" in stored
+
+
 @pytest.mark.parametrize(
     "text",
     [
