@@ -37,7 +37,7 @@ def test_every_row_of_the_column_is_redacted_and_the_other_cells_kept():
 def test_a_password_column_and_a_pin_column_are_both_read():
     text = "| user | password | PIN |\n|---|---|---|\n| ops | Tallow!Fen9 | 4417 |"
     with rules_only():
-        stored, redactions = guard_redact(text)
+        stored = guard_redact(text)[0]
     assert "Tallow!Fen9" not in stored and "4417" not in stored and "| ops |" in stored
 
 
