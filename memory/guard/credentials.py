@@ -614,7 +614,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
     spans.extend(spoken_digits(text, phrases))
     spans.extend(spoken_numbers(text, phrases))
     spans.extend(table_values(text, phrases))
-    spans.extend(typed_values(text))
+    spans.extend(typed_values(text, phrases))
     return sorted(set(spans))
 
 

@@ -27,10 +27,11 @@ candidate's sentence (300 characters each side at most) is searched for what ask
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,9 @@ _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u
 # words as often ("Cancel", "Submit", "Google"), and so are these
 _PLAIN_LETTERS = 7
 _NETWORKS = frozenset({"wifi", "wi-fi", "wlan", "wi fi"})
+_Places = tuple[
+    list[int], list[tuple[int, int]]
+]  # the starts, and the spans, of a note's things and networks
 _NOT_VALUES = frozenset({"name", "username", "email", "address", "code", "password", "passcode", "pin", "number",
                          "details", "credentials", "login", "something", "anything", "everything", "nothing",
                          "yes", "no", "ok", "okay", "help", "exit", "quit", "enter", "return", "again", "here",
@@ -169,23 +173,29 @@ def _token_before(
     return start, end, quoted
 
 
-def _sentence(text: str, start: int, end: int, value: tuple[int, int]) -> str:
-    """The sentence around ``text[start:end]``, at most ``_SENTENCE_REACH`` characters on each side, the value's
-    span blanked: a value is no context of its own ("type Netflix in the box": a brand the tagger's things name)."""
+def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    """The bounds of the sentence around ``text[start:end]``, at most ``_SENTENCE_REACH`` characters each side."""
     low = max(0, start - _SENTENCE_REACH)
     s = max(max(text.rfind(c, low, start) for c in ".!?\n。！？") + 1, low)
     m = _SENTENCE_END.search(text, end, min(len(text), end + _SENTENCE_REACH))
-    e = m.start() if m else min(len(text), end + _SENTENCE_REACH)
-    a, b = max(s, value[0]), min(e, value[1])
-    return text[s:a] + " " * max(0, b - a) + text[b:e] if a < b else text[s:e]
+    return s, m.start() if m else min(len(text), end + _SENTENCE_REACH)
 
 
-def _asked_for(sentence: str) -> bool:
+def _asked_for(text: str, sentence: tuple[int, int], value: tuple[int, int], places: _Places) -> bool:
     """Something asks for the value or is locked (``asked``), or the sentence names a lock (``codes``' nouns), a
-    device (the tagger's things: "laptop", "router", "tablet") or a network ("wifi ... kuih_lapis88 taip")."""
-    if _asked().search(sentence) or _locks().search(sentence.lower()):
+    device (the tagger's things: "laptop", "router", "tablet") or a network ("wifi ... kuih_lapis88 taip"), the
+    value aside: a value is no context of its own ("type Netflix in the box": a brand the tagger's things name).
+    ``places``: the note's things and networks (``credentials``' phrases, found once a note)."""
+    s, e = sentence
+    a, b = max(s, value[0]), min(e, value[1])
+    words = text[s:a] + " " * (b - a) + text[b:e] if a < b else text[s:e]
+    if _asked().search(words) or _locks().search(words.lower()):
         return True
-    return any(kind == "thing" or phrase in _NETWORKS for _, _, phrase, kind in phrases_in(sentence))
+    starts, spans = places
+    return any(
+        pe <= e and (pe <= value[0] or ps >= value[1])
+        for ps, pe in spans[bisect.bisect_left(starts, s) : bisect.bisect_left(starts, e)]
+    )
 
 
 def _a_value(value: str) -> bool:
@@ -218,10 +228,13 @@ def _set_apart(text: str, start: int, value: str) -> bool:
     return start == 0 or _OPENING.search(text, max(0, start - 3), start) is not None
 
 
-def typed_values(text: str) -> list[tuple[int, int]]:
-    """Spans of values typed where something asks for them, or said to unlock something."""
+def typed_values(text: str, phrases: Iterable[tuple[int, int, str, str]]) -> list[tuple[int, int]]:
+    """Spans of values typed where something asks for them, or said to unlock something; ``phrases``: the note's
+    lexicon phrases (``lexicon.phrases_in``)."""
     if not text:
         return []
+    spans_of = sorted((a, b) for a, b, phrase, kind in phrases if kind == "thing" or phrase in _NETWORKS)
+    places = ([a for a, _ in spans_of], spans_of)
     kinds = _kinds()
     spans: list[tuple[int, int]] = []
     for start, end, word in _occurrences(_lower(text)):
@@ -240,7 +253,7 @@ def typed_values(text: str) -> list[tuple[int, int]]:
         else:
             continue
         value = text[s:e].rstrip(".!?")
-        if value and _a_value(value) and _asked_for(_sentence(text, start, end, (s, e))):
+        if value and _a_value(value) and _asked_for(text, _sentence(text, start, end), (s, e), places):
             spans.append((s, s + len(value)))
     for m in _WITH.finditer(text):
         s, e = m.span("value")
