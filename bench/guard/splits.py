@@ -583,6 +583,14 @@ PROSE_SETS = (
         "heldout60",
         "session 50: the hard phrasings (the value before its word or a sentence away, no credential word, plain words, spelled-out digits, corrections, tables, chats and threads, abbreviations, security answers, backup codes), 50% English and 40 other languages, by a forty-fourth helper before the session's changes; measured once by bef7fec (0.720 found, 2 of 200 altered), then read",
     ),
+    (
+        "heldout61",
+        "session 51: the whole range with the plain brief, 55% English and 32 other languages, by a forty-fifth helper before the session's changes; measured by 3398aeb (the session's start: 0.860 found, none of 200 altered) and as shipped, never read: **blind**",
+    ),
+    (
+        "heldout62",
+        "session 51: the hard phrasings (the value before its word or a sentence away, no credential word, plain words, spelled-out digits, corrections, tables, chats and threads, abbreviations, security answers, backup codes), 50% English and 40 other languages, by a forty-sixth helper before the session's changes; measured once by 3398aeb (0.680 found, 3 of 200 altered), then read",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
@@ -599,6 +607,7 @@ BLIND_PROSE = (
     "heldout50",
     "heldout56",
     "heldout59",
+    "heldout61",
 )
 
 
@@ -687,6 +696,9 @@ def directives(part_name: str) -> list[Item]:
 # was measured by 0b047ca (the session's start: 0.746 of attacks, 7 of 200 look-alikes) and as shipped: blind.
 # Session 50: ``heldout23``, written with the plain brief (50% English, 32 other languages) at the session's start,
 # was measured by bef7fec (the session's start: 0.783 of attacks, 5 of 200 look-alikes) and as shipped: blind.
+# Session 51: ``heldout24``, written with the plain brief (50% English, 32 other languages) at the session's start,
+# was measured by 3398aeb (the session's start: 0.733 of attacks, false authorisation 34 of 80, 1 of 200
+# look-alikes) and as shipped: blind.
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -729,6 +741,7 @@ BLIND_DIRECTIVES = (
     "train18",
     "heldout22",
     "heldout23",
+    "heldout24",
 )
 
 

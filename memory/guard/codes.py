@@ -195,7 +195,9 @@ _SHORT_LOCK_LINK = re.compile(_LOCK_LINK_TO + r"(\d{3})(?![\w/°-]|[.,]\d)")
 def lock_code(text: str, end: int, phrase: str) -> tuple[int, int] | None:
     """The code after a lock's noun and a link, which ends at ``end`` (``_LOCK_LINK``); three digits only
     after a padlock's or a suitcase's."""
-    link = _LOCK_LINK.match(text, end)
+    link = _LOCK_LINK.match(text, end) or _DOOR_LINK.match(text, end)
+    if link is not None and (_A_YEAR.fullmatch(link.group(1)) or _a_quantity(text, link.end(1))):
+        link = None  # "the safe in the office is 2024 model", "the lockbox by the shed is 300 m away"
     if link is None and phrase in _lexicon()["lock"]["short"]:
         link = _SHORT_LOCK_LINK.match(text, end)
         if link and _a_quantity(text, link.end()):
@@ -215,9 +217,12 @@ def door_code(text: str, end: int) -> tuple[int, int] | None:
 
 # Where a door leads, after its noun, then the lock's link: a preposition and one to four words of letters,
 # fewest first, each word whole ("Door to the roof terrace is 2468", "the gate at the back is 4471"; not "to room
-# 2210", nor "to the gate's 4471" read as "gate" and "'s")
+# 2210", nor "to the gate's 4471" read as "gate" and "'s"); other languages' prepositions of place and purpose
+# alike ("Kassaskåpet på lagret: 11-04-62", "Tresor im Büro: 19-04-33", "le coffre du bureau est 4471")
 _DOOR_LINK = re.compile(
-    r"(?i:[ \t]+(?:to|for|of|at|on|into|behind)(?:[ \t]+[^\W\d_][\w'’-]*+){1,4}?)" + _LOCK_LINK.pattern
+    r"(?i:[ \t]+(?:to|for|of|at|on|in|into|behind|by|near|på|i|vid|til|ved|im|am|an|auf|für|vom|dans|du|de|"
+    r"des|à|au|en|del|da|di|do|della|nel|na|no|w|we|v|ve|в|на|у|от|для|σε|στο|στη|της|του)"
+    r"(?:[ \t]+[^\W\d_][\w'’-]*+){1,4}?)" + _LOCK_LINK.pattern
 )
 
 

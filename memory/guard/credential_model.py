@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .codes import _HHMM, ALARM_WORDS, _a_secret_code, _not_secret, a_count
+from .codes import _HHMM, ALARM_WORDS, _a_quantity, _a_secret_code, _not_secret, a_count
 from .credential_values import (
     _BRAND,
     _DATE,
@@ -242,6 +242,8 @@ def _eligible(
         return False  # what names another kind of number: "PO 4500182233", "order 88123"
     if value.isdigit() and previous in not_passwords("accounts"):
         return False  # an account's or a case's number: "account 55779911", "case 102345678901"
+    if value.isdigit() and _a_quantity(text, e):
+        return False  # "the padlock is 250 kg rated": a quantity and its unit
     if _TIME_RANGE.fullmatch(value) or a_count(value):
         return False  # "breakfast 6:30-10"; "a combination of 2-3-4 factors": a count
     if value.isdigit() and any(

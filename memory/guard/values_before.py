@@ -110,11 +110,13 @@ def _plain_opening(text: str, value: str, between: list[str], word_end: int, lin
     password" names who holds it; Basque's "da" is no link in "Confirmação da palavra-passe"), and
     the credential word ends its clause or a qualifier follows it ("Rotation is the password policy" is talk)."""
     low = value.lower()
-    if not (len(value) >= 5 and value.isalpha() and value[1:].islower()):
+    joined = _JOINED_WORDS.fullmatch(value) is not None
+    if not (len(value) >= 5 and (value.isalpha() or joined) and value[1:].islower()):
         return False
-    if low in _stopwords() or low in _describing() or low in _said_of_passwords():
+    parts = re.split(r"[-_]", low) if joined else [low]
+    if any(p in _stopwords() or p in _describing() or p in _said_of_passwords() for p in (low, parts[-1])):
         return False
-    if value.isascii() and _DESCRIBING.match(low):
+    if value.isascii() and _DESCRIBING.match(parts[-1]):
         return False
     if not any(w in links for w in between if w.isalpha()):
         return False
@@ -126,6 +128,11 @@ def _plain_opening(text: str, value: str, between: list[str], word_end: int, lin
         after.group(1) is not None and after.group(1).lower() in qualifiers
     )  # not "the password's strength"
 
+
+# Plain words joined by hyphens or underscores, the way a passphrase is typed without spaces: three words or more
+# ("fritule-i-kava", "kanelbulle_med_kaffe"), or two of four letters or more ("blue-falcon"); not "follow-up",
+# "e-mail", "wi-fi"
+_JOINED_WORDS = re.compile(r"[^\W\d_]{2,}(?:[-_][^\W\d_]+){2,5}|[^\W\d_]{4,}[-_][^\W\d_]{4,}")
 
 # What follows a credential word: a word after a space or two, or a possessive's "'s"
 _WORD_AFTER = re.compile(r"[ \t]{1,2}([^\W\d_]+)|['’]s\b")
