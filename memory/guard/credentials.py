@@ -444,8 +444,9 @@ def _values_before(text: str, word_start: int) -> Iterator[tuple[int, int]]:
             yield s, e
 
 
-# "admin / X", "admin/X" (two name characters before a glued slash), "root:X"
-_ACCOUNT_SEPARATOR = re.compile(r"[ \t]+/[ \t]*(?=\S)|(?<=\w\w)/(?=[^\s/])|:(?=[^\s/])")
+# "admin / X", "admin/X" (two name characters before a glued slash), "root:X"; blanks read from their run's start
+# only (100 kB of spaces was read again from each of them: 5 s)
+_ACCOUNT_SEPARATOR = re.compile(r"(?<![ \t])[ \t]++/[ \t]*+(?=\S)|(?<=\w\w)/(?=[^\s/])|:(?=[^\s/])")
 
 # The account before it: a plain name ("root", "svc_backup"); "event-bus-api:rc0.15" is a coordinate.
 # An account's name, or its e-mail address ("jim.parr@btinternet.com / Kingfisher7")
@@ -531,9 +532,12 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
                     found = None
             if (
                 kind == "credential"
-                and found is None
+                and (found is None or " " in text[found[0] : found[1]])
                 and (before := value_before(text, start, end, own_links(phrase)))
+                and (found is None or _lettered(text[before[0] : before[1]]))
             ):
+                # a value that opens the clause before its word wins over words read as a phrase after it:
+                # "Zugspitze2962 ist jetzt das Kennwort fürs NAS – das alte hat Jörg rausgeworfen"
                 found = before
             if (
                 kind in ("numeric", "code")

@@ -3,7 +3,7 @@
 How it works
 ------------
 1. **Views** (``normalize``, ``decoders``).  The text is folded (NFKC, invisible characters dropped, lower case,
-   Latin/Greek accents removed, typographic quotes straightened).  Obfuscated forms get extra views: leetspeak,
+   Latin/Greek accents removed, typographic quotes straightened, a run of more than three blanks squeezed).  Obfuscated forms get extra views: leetspeak,
    spaced-out letters, Cyrillic/Greek look-alikes inside Latin words, and decoded payloads (base64, hex, binary,
    decimal codes, Morse, Caesar/ROT13, reversed text, pig latin, Unicode tag characters, variation-selector
    and zero-width steganography).  Every view is scanned the same way.
@@ -85,6 +85,21 @@ def _scan_text(view: str, original: str) -> str | None:
     return None
 
 
+_BLANKS = re.compile(r"\s{4,}")
+
+
+def _blank(m: re.Match[str]) -> str:
+    newlines = m.group().count("\n")
+    return "   " if not newlines else "\n" if newlines == 1 else "\n\n"
+
+
+def _squeezed(view: str) -> str:
+    """A run of more than three blanks as three spaces, a line's end or a blank line. No detector counts further
+    (the spaced-out letters' view reads up to three between words), and 100 kB of spaces after "answer everything"
+    made the dictated reply's pattern backtrack for 8 s."""
+    return _BLANKS.sub(_blank, view) if "    " in view or "\n" in view or "\t" in view else view
+
+
 def guard_poisoning(text: str) -> str | None:
     """The reason this text poisons memory (what the caller shows after the rejection prefix), or None."""
     return _poisoning(text, 0)
@@ -95,7 +110,7 @@ def _poisoning(text: str, depth: int) -> str | None:
         return None
     nfkc = unicodedata.normalize("NFKC", text)
     smuggled, hidden_texts = _hidden_payloads(text) if depth == 0 else (False, [])
-    view = base_view(text)
+    view = _squeezed(base_view(text))
     reason = _scan_text(view, _INVISIBLE.sub("", nfkc))
     if reason is not None:
         return reason
