@@ -7,7 +7,6 @@ batch; the rate-limit window is pruned once a minute, not on every call.
 
 from __future__ import annotations
 
-import time
 import uuid
 from datetime import timedelta
 
@@ -21,7 +20,7 @@ from accounts.models import AccessKey, AuditEvent, Plan, ToolCallWindow
 from core.dispatch import tool_dispatch
 from memory.models import Entity, Memory, MemoryEntity, MemoryTag, Tag
 from tests.live import running_web
-from tests.memory.helpers import ctx, tool
+from tests.memory.helpers import ctx, same_minute_ahead, tool
 
 
 def _save(secret: str, **change: object) -> dict:
@@ -32,16 +31,6 @@ def _save(secret: str, **change: object) -> dict:
     return outcome.output
 
 
-def _same_minute_ahead(seconds: float = 3.0) -> None:
-    """Wait for the next minute when this one ends within ``seconds``: a counted save that is a new minute's first
-    call also prunes the rate window (one statement more), and a warm-up save and the counted one must share their
-    minute (a served save's count failed at 01:02:00 in session 50's CI, 24 statements for 23)."""
-    now = timezone.now()
-    left = 60 - now.second - now.microsecond / 1e6
-    if left < seconds:
-        time.sleep(left + 0.05)
-
-
 def _statements(secret: str, **change: object) -> list[str]:
     with CaptureQueriesContext(connection) as captured:
         _save(secret, **change)
@@ -50,7 +39,7 @@ def _statements(secret: str, **change: object) -> list[str]:
 
 
 def test_a_save_takes_a_fixed_number_of_statements(world, alice):
-    _same_minute_ahead()
+    same_minute_ahead()
     _save(
         alice, entities=[{"name": "Dana", "type": "person"}], tags=["deploy"]
     )  # the workspace, Dana, the tag
@@ -84,7 +73,7 @@ def test_a_served_save_sends_no_resets_and_commits_its_gate_asynchronously(
     _, secret = world.alice.keys[world.a.enterprise.slug]
     with django_db_blocker.unblock():
         assert not connection.in_atomic_block
-        _same_minute_ahead()
+        same_minute_ahead()
         _save(secret, entities=[{"name": "Dana", "type": "person"}], tags=["deploy"])
         with CaptureQueriesContext(connection) as captured:
             _save(
