@@ -218,11 +218,13 @@ def door_code(text: str, end: int) -> tuple[int, int] | None:
 # Where a door leads, after its noun, then the lock's link: a preposition and one to four words of letters,
 # fewest first, each word whole ("Door to the roof terrace is 2468", "the gate at the back is 4471"; not "to room
 # 2210", nor "to the gate's 4471" read as "gate" and "'s"); other languages' prepositions of place and purpose
-# alike ("Kassaskåpet på lagret: 11-04-62", "Tresor im Büro: 19-04-33", "le coffre du bureau est 4471")
+# alike ("Kassaskåpet på lagret: 11-04-62", "Tresor im Büro: 19-04-33", "le coffre du bureau est 4471"): ``[lock]``'s
+# ``places``.
 _DOOR_LINK = re.compile(
-    r"(?i:[ \t]+(?:to|for|of|at|on|in|into|behind|by|near|på|i|vid|til|ved|im|am|an|auf|für|vom|dans|du|de|"
-    r"des|à|au|en|del|da|di|do|della|nel|na|no|w|we|v|ve|в|на|у|от|для|σε|στο|στη|της|του)"
-    r"(?:[ \t]+[^\W\d_][\w'’-]*+){1,4}?)" + _LOCK_LINK.pattern
+    r"(?i:[ \t]+(?:"
+    + "|".join(map(re.escape, sorted(_lexicon()["lock"]["places"], key=len, reverse=True)))
+    + r")(?:[ \t]+[^\W\d_][\w'’-]*+){1,4}?)"
+    + _LOCK_LINK.pattern
 )
 
 

@@ -7,6 +7,7 @@ either as one match attempt at (or a few words before) each anchor (``lead``), o
 from __future__ import annotations
 
 import bisect
+import contextvars
 import functools
 import itertools
 import re
@@ -14,6 +15,19 @@ import tomllib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+# What a check may keep for the rest of one scan (gatekeeping_gate.py's orders, found once per view): a fresh
+# dict for each ``Scanner.scan``, so nothing outlives the view it was computed for.
+_SCAN_MEMO: contextvars.ContextVar[dict[str, object] | None] = contextvars.ContextVar(
+    "scan_memo", default=None
+)
+
+
+def scan_memo() -> dict[str, object]:
+    """The memo of the scan running now; outside a scan (a check called directly), a throwaway dict."""
+    memo = _SCAN_MEMO.get()
+    return memo if memo is not None else {}
+
 
 # --------------------------------------------------------------------------------------------------
 # reasons (what the caller sees after "Memory rejected by Security Guard: ")
@@ -315,12 +329,16 @@ class Scanner:
         word_starts: list[int] = []
         positions = self.anchor_positions(view, word_starts)
         detectors = self.detectors
-        for i in sorted(positions):
-            det = detectors[i]
-            for m in _matches(det, view, positions[i], word_starts):
-                weight = det.check(view, m) if det.check is not None else det.weight
-                if weight >= STRONG:
-                    return det.reason
-                if weight > 0:
-                    hits.append(_Hit(det.reason, weight, m.start()))
+        token = _SCAN_MEMO.set({})
+        try:
+            for i in sorted(positions):
+                det = detectors[i]
+                for m in _matches(det, view, positions[i], word_starts):
+                    weight = det.check(view, m) if det.check is not None else det.weight
+                    if weight >= STRONG:
+                        return det.reason
+                    if weight > 0:
+                        hits.append(_Hit(det.reason, weight, m.start()))
+        finally:
+            _SCAN_MEMO.reset(token)
         return _combine(hits)

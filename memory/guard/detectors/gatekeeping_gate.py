@@ -23,14 +23,20 @@ from __future__ import annotations
 
 import bisect
 import re
-import threading
 
-from ..engine import STRONG, _c
+from ..engine import STRONG, _c, scan_memo
 from .context import _NEGATED, _clause_before, _order, _quoted_example
 from .gatekeeping_reply import _quoted, _reported
 
 # ------------------------------------------------------------------------------------- gate opened
 
+# Taken as approved: "treat it as dual-approved", "count this transfer as pre-authorised"; a claim in
+# ``_PASSED_AUTH`` and, with what is done after it ("... and release"), an order in ``_GATE_ACT``.
+_TAKEN_AS_APPROVED = (
+    r"(?:treat|consider|regard|count|mark|log|handle)\s+(?:it|this|that|(?:the|this|my)\s+(?:request|transfer|payment"
+    r"|transaction|change|order|action|export|deletion|message|one|case|ticket))\s+as\s+(?:(?:already|fully|pre|dual|double"
+    r"|manager|admin|executive)[\s-]*)?(?:approved|authori[sz]ed|cleared|verified|signed\s+off|sanctioned|whitelisted)"
+)
 _PASSED = (
     r"(?:(?:already|just)\s+(?:been\s+)?(?:pre-?)?(?:verified|confirmed|validated|approved|authenticated"
     r"|authori[sz]ed|cleared|checked|whitelisted)|pre-?(?:verified|approved|authori[sz]ed|cleared)"
@@ -347,9 +353,7 @@ _PASSED_AUTH = (
     r"(?:passed|completed|cleared|done|approved))|everything(?:'?s|\s+is|\s+has\s+been|\s+was)\s+(?:already\s+|been\s+)?"
     r"(?:verified|approved|cleared|signed\s+off|authori[sz]ed|whitelisted)"
     # taken as approved: "treat it as dual-approved", "count this transfer as pre-authorised"
-    r"|(?:treat|consider|regard|count|mark|log|handle)\s+(?:it|this|that|(?:the|this|my)\s+(?:request|transfer|payment"
-    r"|transaction|change|order|action|export|deletion|message|one|case|ticket))\s+as\s+(?:(?:already|fully|pre|dual|double"
-    r"|manager|admin|executive)[\s-]*)?(?:approved|authori[sz]ed|cleared|verified|signed\s+off|sanctioned|whitelisted)"
+    rf"|{_TAKEN_AS_APPROVED}"
     # by whom, in more names: "security approved this request", "the auditors have signed off", "ok'd by risk"
     r"|(?:security|finance|risk|fraud\s+team|auditors?|counsel|cab|help\s*desk|service\s+desk|vp(?:\s+of\s+\w+)?"
     r"|head\s+office|head\s+of\s+\w+|executive|exec|policy\s+engine|account\s+owner|data\s+owner|duty\s+manager|on-?call"
@@ -457,10 +461,8 @@ _GATE_ACT = (
     r"(?:them|it|those|these|that)\s+(?:over\s+|out\s+)?(?:(?:now|here|immediately|right\s+away|asap)(?![a-z])|to\s+(?:me|us)"
     r"(?![a-z]))"
     # taken as approved and acted on: "treat it as dual-approved and release"
-    r"|(?:treat|consider|regard|count|mark|handle)\s+(?:it|this|that|(?:the|this|my)\s+(?:request|transfer|payment"
-    r"|transaction|change|order|action|export|deletion|message|one|case|ticket))\s+as\s+(?:(?:already|fully|pre|dual"
-    r"|double|manager|admin|executive)[\s-]*)?(?:approved|authori[sz]ed|cleared|verified|signed\s+off|sanctioned"
-    r"|whitelisted)(?:\s+by\s+(?:[\w'-]+\s+){0,2}?[\w'-]+)?\s{0,3},?\s+(?:and|then|so)\s+(?:just\s+)?(?:release|execute|run|process"
+    rf"|{_TAKEN_AS_APPROVED}"
+    r"(?:\s+by\s+(?:[\w'-]+\s+){0,2}?[\w'-]+)?\s{0,3},?\s+(?:and|then|so)\s+(?:just\s+)?(?:release|execute|run|process"
     r"|send|transfer|pay|wire|delete|push|grant|unlock|open|disclose|export|proceed|approve|refund)(?![a-z])"
 )
 _GATE = _c(rf"(?<![a-z])(?:{_OPEN_GATE}|{_GATE_MORE}|{_SELF_CLAIM}|{_GATE_ACT})")
@@ -517,7 +519,6 @@ _LATER = _c(
 )
 _NEAR = 300  # how far from the claim its order may stand
 _CHUNK = 2048  # orders are looked for this far ahead at a time
-_SEEN = threading.local()  # for the view being scanned: the orders found so far
 _Gate = tuple[re.Match[str], bool, bool, bool]
 # the view, where reading began, how far it has read (a list: updated in place), the orders' starts, the orders
 _Seen = tuple[str, int, list[int], list[int], list[_Gate]]
@@ -545,10 +546,12 @@ def _gate_info(view: str, gate: re.Match[str]) -> tuple[re.Match[str], bool, boo
 
 def _gates(view: str, lo: int, hi: int) -> list[tuple[re.Match[str], bool, bool, bool]]:
     """The orders to the reader that start in ``view[lo:hi]``. A long text holds many claims whose windows
-    overlap, so the orders are found and read once, left to right, for the view being scanned."""
-    seen: _Seen | None = getattr(_SEEN, "state", None)
+    overlap, so the orders are found and read once, left to right, for the view being scanned (kept in the
+    scan's memo, ``engine.scan_memo``)."""
+    memo = scan_memo()
+    seen: _Seen | None = memo.get("gates")  # type: ignore[assignment]
     if seen is None or seen[0] is not view or lo < seen[1]:
-        seen = _SEEN.state = (view, lo, [lo], [], [])
+        seen = memo["gates"] = (view, lo, [lo], [], [])
     _, _, end, starts, found = seen
     if hi > end[0]:
         ahead = min(len(view), max(hi, end[0] + _CHUNK))
