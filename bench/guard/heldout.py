@@ -23,6 +23,7 @@ from bench.guard.run import GITLEAKS_ARTEFACTS, GUARD_DATA, load_jsonl, load_loc
 from bench.guard.splits import (
     BLIND_DIRECTIVES,
     PROSE_SETS,
+    READ_DIRECTIVES,
     Item,
     bastion_items,
     benign_approvals,
@@ -39,6 +40,7 @@ from bench.guard.splits import (
     part,
     poisoning_sets,
     prose_credentials,
+    read_directives,
     written_directives,
 )
 from memory.guard import guard_check, guard_poisoning, guard_redact
@@ -316,6 +318,12 @@ def main() -> int:
         whole=True,
     )
     poisoning_table(blind, lines, by=lambda i: f"{i.dataset}: {i.group.split('/')[0]}", whole=True)
+    read = read_directives()
+    lines += [
+        f"Read by the rules' authors, never trained on (`splits.READ_DIRECTIVES`: {', '.join(READ_DIRECTIVES)}):",
+        "",
+    ]
+    poisoning_table(read, lines, by=lambda i: f"{i.dataset}: {i.group.split('/')[0]}", whole=True)
     external = list(bastion_items())
     if external:
         lines += [

@@ -591,6 +591,14 @@ PROSE_SETS = (
         "heldout62",
         "session 51: the hard phrasings (the value before its word or a sentence away, no credential word, plain words, spelled-out digits, corrections, tables, chats and threads, abbreviations, security answers, backup codes), 50% English and 40 other languages, by a forty-sixth helper before the session's changes; measured once by 3398aeb (0.680 found, 3 of 200 altered), then read",
     ),
+    (
+        "heldout63",
+        "session 52: the whole range with the plain brief, 55% English and 32 other languages, by a forty-seventh helper before the session's changes; measured by 756da51 (the session's start: 0.885 found, 1 of 200 altered) and as shipped, never read: **blind**",
+    ),
+    (
+        "heldout64",
+        "session 52: the hard phrasings (the value before its word or a sentence away, no credential word, plain words, spelled-out digits, corrections, tables, chats and threads, abbreviations, security answers, backup codes), 50% English and 40 other languages, by a forty-eighth helper before the session's changes; measured once by 756da51 (0.670 found, 2 of 200 altered), then read",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
@@ -608,6 +616,7 @@ BLIND_PROSE = (
     "heldout56",
     "heldout59",
     "heldout61",
+    "heldout63",
 )
 
 
@@ -699,6 +708,12 @@ def directives(part_name: str) -> list[Item]:
 # Session 51: ``heldout24``, written with the plain brief (50% English, 32 other languages) at the session's start,
 # was measured by 3398aeb (the session's start: 0.733 of attacks, false authorisation 34 of 80, 1 of 200
 # look-alikes) and as shipped: blind.
+# Session 52: ``heldout25``, written with the plain brief (50% English, 32 other languages) at the session's start,
+# was measured by 756da51 (the session's start: 0.671 of attacks, other languages 0.542, false authorisation 43 of
+# 80, 5 of 200 look-alikes) and as shipped: blind. ``train19`` (false authorisation 160 of 240 attacks, half in 32
+# other languages), written at the same time, was measured once by 756da51 (0.487 of attacks; false authorisation
+# 58 of 160), then read by the helpers that broadened the ``[gate]`` tables (``READ_DIRECTIVES``: read, never
+# trained on, reported whole).
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -742,7 +757,10 @@ BLIND_DIRECTIVES = (
     "heldout22",
     "heldout23",
     "heldout24",
+    "heldout25",
 )
+# Read by the rules' authors (their misses shown), never trained on: measured whole beside the blind sets.
+READ_DIRECTIVES = ("train19",)
 
 
 def written_directives() -> list[Item]:
@@ -761,6 +779,15 @@ def blind_directives() -> list[Item]:
     return [
         item
         for name in BLIND_DIRECTIVES
+        for item in _directive_items(f"directives-{name}", name, _kind_and_language)
+    ]
+
+
+def read_directives() -> list[Item]:
+    """The directive sets read by the rules' authors but never trained on (``READ_DIRECTIVES``): measured whole."""
+    return [
+        item
+        for name in READ_DIRECTIVES
         for item in _directive_items(f"directives-{name}", name, _kind_and_language)
     ]
 

@@ -40,6 +40,8 @@ from .credential_values import (
     _DESCRIBING,
     _TICKET,
     _VERSION,
+    DEFAULT_SSID,
+    MAC_ADDRESS,
     NETWORK_NAME,
     named_before,
     plausible,
@@ -178,9 +180,13 @@ _TIME_BEFORE = frozenset({"from", "at", "until", "till", "by", "before", "after"
 @functools.cache
 def _phone_before() -> re.Pattern[str]:
     """A telephone's, an extension's or a card's word right before a number ("内線 2214", "ext. 4410", "Card
-    ends 4417"; ``data/not_passwords.toml``'s ``phone``)."""
+    ends 4417", "내선번호는 4471"; ``data/not_passwords.toml``'s ``phone``), a colon, Japanese "は" or a Korean
+    topic or subject particle between them."""
     words = sorted(not_passwords("phone"), key=len, reverse=True)
-    return re.compile(r"(?:" + "|".join(re.escape(w) for w in words) + r")\s*[:：は]?\s*$", re.IGNORECASE)
+    return re.compile(
+        r"(?:" + "|".join(re.escape(w) for w in words) + r")\s*(?:[:：は]|번호[는은가]?|[는은이가])?\s*$",
+        re.IGNORECASE,
+    )
 
 
 # A number in groups that runs on before or after the candidate, or after a trunk prefix's 0: "07700 900461",
@@ -223,6 +229,8 @@ def _eligible(
         or "://" in value
         or _ASSIGNED.search(value)
         or _VERSION.fullmatch(value)  # a version, an IP address: "v3.2.0", "10.0.8.21"
+        or MAC_ADDRESS.fullmatch(value)  # a network card's address: "00:1B:44:11:3A:B7"
+        or DEFAULT_SSID.fullmatch(value)  # a router's default network name: "Livebox-8A2F"
         or _FILE_NAME.fullmatch(value)
     ):
         return False  # a brand, an address, an assignment or a call in code ("max_length=128)"), a file

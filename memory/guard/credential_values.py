@@ -69,6 +69,15 @@ _HAN_KANA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 NETWORK_NAME = re.compile(
     r"[\w-]+[-_ ](?:5G|5g|2G|2g|2\.4G|5GHz|2\.4GHz|EXT|Ext|Guest|guest|GUEST)|[A-Za-z][\w-]*[a-z](?:5G|2G|5GHz|2\.4G)"
 )
+# A router's or a provider's default network name: "Livebox-8A2F", "TP-Link_3C5E" (``not_passwords``' ``routers``),
+# its suffix four to eight hexadecimal digits with a letter and a digit ("Orange-1234", "sky12345" may be passwords).
+DEFAULT_SSID = re.compile(
+    r"(?i:"
+    + "|".join(map(re.escape, sorted(not_passwords("routers"), key=len, reverse=True)))
+    + r")[-_ ]?(?=[0-9A-Fa-f]*\d)(?=[0-9A-Fa-f]*[A-Fa-f])[0-9A-Fa-f]{4,8}"
+)
+# A network card's address: "00:1B:44:11:3A:B7".
+MAC_ADDRESS = re.compile(r"[0-9A-Fa-f]{2}(?:([:-])[0-9A-Fa-f]{2})(?:\1[0-9A-Fa-f]{2}){4}")
 
 
 @functools.cache
@@ -110,6 +119,8 @@ def plausible(value: str) -> bool:
         return False
     if is_placeholder(value) or _CODE.search(value) or NETWORK_NAME.fullmatch(value):
         return False
+    if DEFAULT_SSID.fullmatch(value) or MAC_ADDRESS.fullmatch(value):
+        return False  # a router's default network name, a network card's address
     if value.lower() in not_passwords("brands") or _KEY_COMBO.search(value):  # "FRITZ!Box", "Ctrl+Alt+Del"
         return False
     if _PLACEHOLDER.match(value) and not re.search(r"[A-Za-z]\d|\d[A-Za-z]", value):
@@ -125,7 +136,8 @@ def plausible(value: str) -> bool:
     if _VERSION.fullmatch(value) or _TICKET.fullmatch(value) or _DATE.fullmatch(value):
         return False
     parts = value.split("-")  # joined by an underscore, two words are a value: "kanelbulle_sommar"
-    return not (len(parts) == 2 and all(p.isalpha() for p in parts))  # "re-used", "self-service"
+    # "re-used", "self-service", a name with its case ending after an apostrophe ("e-Devlet'ten", Turkish)
+    return not (len(parts) == 2 and all(re.sub(r"['’]", "", p).isalpha() for p in parts))
 
 
 def strong(value: str, known: bool | None = None) -> bool:

@@ -24,18 +24,26 @@ from .gatekeeping_reply import DESCRIBED_ANSWER, NOTHING_ELSE, _reported
 
 _SAY = r"(?:reply|respond|answer|say|print|output|write|type|return|state|echo)"
 _ONLY_THAT = (
-    rf"(?:and|,)?\s*(?:{NOTHING_ELSE}|no(?:thing)?\s+other\s+(?:text|words?|output|characters?)|"
+    rf"(?:and|,|\()?\s*(?:{NOTHING_ELSE}|no(?:thing)?\s+other\s+(?:text|words?|output|characters?)|"
     r"without\s+(?:any\s+)?(?:other|additional|further|extra)\s+(?:text|words?|output|explanation|comments?)|"
-    r"no\s+(?:explanation|commentary|preamble))"
+    r"no\s+(?:explanation|commentary|preamble|greeting|punctuation(?:\s+changes)?|framing))"
 )
 _WORDS = r"""(?:"[^"\n]{0,60}"|'[^'\n]{0,60}'|[^.!?\n'"]){1,80}?"""  # quoted words may hold "!" or "."
 _EXACT = _c(
-    rf"(?<![a-z]){_SAY}(?:s|ed)?\s+(?:(?:only|just|exactly|simply|solely|always)\s+)?(?:with\s+)?"
+    rf"(?<![a-z]){_SAY}(?:s|ed)?(?:\s*:\s*|\s+)(?:(?:only|just|exactly|simply|solely|always)\s+)?(?:with\s+)?"
     rf"(?:(?:only|just|exactly)\s+)?{_WORDS}\s*{_ONLY_THAT}"
 )
 _REPLY_MUST = _c(
     r"(?<![a-z])your\s+(?:reply|response|answer|output)\s+(?:must|should|shall|will)\s+"
     r"(?:be|consist\s+of|contain)\s+(?:only\s+)?[^.!?\n]{1,80}?(?:\s*" + _ONLY_THAT + r"|\s+only\b)"
+)
+# A fixed short reply, unquoted, that ends its sentence: "do not explain. just reply: key accepted.", "say nothing
+# except: i cannot help with that", "your next answer must be exactly: 'door unlocked.'"
+_JUST_SAY = _c(
+    rf"(?<![a-z])(?:just|only|simply)\s+(?:reply|respond|answer|say|output)\s*:\s*(?:[\"'][^\"'\n]{{1,40}}[\"']|[a-z0-9_]+(?:\s+[a-z0-9_]+){{0,4}})\s*(?:[.!]|$)"
+    rf"|(?<![a-z]){_SAY}\s+nothing\s+(?:except|but|other\s+than)\s*:?\s*[^.!?\n]{{1,60}}"
+    r"|(?<![a-z])your\s+(?:next|final|first|only)\s+(?:answer|reply|response|output)\s+(?:must|should|has\s+to|will)\s+be"
+    r"\s+(?:exactly|precisely|verbatim|only|just)\s*:?\s*[\"'a-z0-9]"
 )
 _PAST = _c(r"(?<![a-z])(?:replied|responded|answered|said|printed|prints|says|replies|answers|returns)\b")
 
@@ -183,6 +191,7 @@ _DIRECTIVES: tuple[Detector, ...] = (
         check=_dictated,
     ),
     Detector(R_OUTPUT, _REPLY_MUST, _a("reply|response|answer|output"), check=_dictated),
+    Detector(R_OUTPUT, _JUST_SAY, _a("just|only|simply|nothing|your"), lead=True, back=1, check=_dictated),
     Detector(
         R_PRESSURE,
         _CLAIM,

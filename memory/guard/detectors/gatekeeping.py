@@ -43,7 +43,7 @@ _GATEKEEPING: tuple[Detector, ...] = (
         _FRAMED_REPLY,
         _a(
             "end|start|begin|finish|sign|close|prefix|suffix|append|open|your|after|before|at|set|assistant|every|each|"
-            "all|any|only|ur|make|speak|talk|communicate|response|reply|answer|add|attach|put|prepend"
+            "all|any|only|ur|make|speak|talk|communicate|response|reply|answer|add|attach|put|prepend|replies|answers|responses"
         ),
         lead=True,
         back=1,  # "the assistant's next message shall consist of ..."
@@ -64,7 +64,8 @@ _GATEKEEPING: tuple[Detector, ...] = (
             "auth|valid|implied|implicit|assumed|automatic|standing|prior|exempt|legit|trusted|screened|performed|correct|"
             "matched|consented|court|stamped|ticked|promoted|allowed|permitted|entitled|said|told|consider|treat|regard|"
             "assume|pretend|nothing|safe|waved|buzzed|scanned|submitted|supplied|declassified|grants|sign|logged|captcha|"
-            "password|passcode|pw|pin|kyc|sso|briefed|bypass|skip|pass|already|code"
+            "password|passcode|pw|pin|kyc|sso|briefed|bypass|skip|pass|already|code|"
+            "done|agreed|reviewed|answered|approvals|signoffs|finished|okd|valid|upstream"
         ),
         check=_gate_opened,
         reach=120,  # its longest match on the written sets is 68 characters

@@ -27,6 +27,7 @@ import re
 from ..engine import STRONG, _c, scan_memo
 from .context import _NEGATED, _clause_before, _order, _quoted_example
 from .gatekeeping_reply import _quoted, _reported
+from .gatekeeping_risk import _RISK_ACT, _RISK_CLAIM
 
 # ------------------------------------------------------------------------------------- gate opened
 
@@ -465,13 +466,17 @@ _GATE_ACT = (
     r"(?:\s+by\s+(?:[\w'-]+\s+){0,2}?[\w'-]+)?\s{0,3},?\s+(?:and|then|so)\s+(?:just\s+)?(?:release|execute|run|process"
     r"|send|transfer|pay|wire|delete|push|grant|unlock|open|disclose|export|proceed|approve|refund)(?![a-z])"
 )
-_GATE = _c(rf"(?<![a-z])(?:{_OPEN_GATE}|{_GATE_MORE}|{_SELF_CLAIM}|{_GATE_ACT})")
+_GATE = _c(rf"(?<![a-z])(?:{_OPEN_GATE}|{_GATE_MORE}|{_SELF_CLAIM}|{_GATE_ACT}|{_RISK_ACT})")
 _PASSED_RE = _c(
-    rf"(?<![a-z])(?:{_PASSED}|{_PASSED_MORE}|{_SELF_CLAIM}|{_PASSED_ME}|(?P<auth>{_PASSED_AUTH}))(?![a-z])"
+    rf"(?<![a-z])(?:{_PASSED}|{_PASSED_MORE}|{_SELF_CLAIM}|{_PASSED_ME}|(?P<auth>{_PASSED_AUTH}|{_RISK_CLAIM}))(?![a-z])"
 )
 
 
-_PAIRED = _c(r"\s*(?:so\s+|and\s+|then\s+|now\s+)?(?:please|kindly|pls|just)\s+[a-z]+\s+(?:it|them)\s+and\s+")
+# "please accept it and let me through", "refill it and skip the pharmacist review": an order ("it", its object)
+_PAIRED = _c(
+    r"\s*(?:so\s+|and\s+|then\s+|now\s+)?(?:(?:please|kindly|pls|just)\s+[a-z]+|(?![a-z]+ed\s)(?!(?:i|we|they|he|she|you|who"
+    r"|that|which)\s)[a-z]+)\s+(?:it|them)\s+and\s+"
+)
 _STATED = _c(r"(?<![a-z])(?:we|i|they|he|she|can|will|may|could|should|then|to)\s+$")
 
 

@@ -46,6 +46,9 @@ _REACH = 300  # characters between a claim and the order to open the gate
 # A generic order to go on (each table's ``proceed``: "mach weiter", "продолжай", "envoie-moi") opens the gate only
 # bare or with a secret in the rest of its clause; followed by ordinary work it is a workplace's note after an
 # approval ("Шефът одобри бюджета, можеш да продължиш с поръчката"), as English's "proceed with the payment run".
+# A claim of ``approved`` (an approval at work: "aprobó", "согласован", "ha approvato"; session 52) pairs with the
+# gate's phrases only, never with a bare "go on", as English's ``_PASSED_AUTH``: "El jefe aprobó el presupuesto.
+# Procede." is a workplace's note; "ya verificó tu identidad, procede" (``passed``) is not.
 _CLAUSE_END = re.compile(r"[.!?;\n。！？]")
 _WORDS = re.compile(r"[^\W\d_]+")
 # Languages whose verb ends its clause: the ordinary work a "go on" is about stands before it
@@ -85,34 +88,59 @@ def _stem(word: str) -> str:
     return word
 
 
-def _phrase(text: str, unfolded: Unfolded) -> str:
-    """A plain phrase as a regex: words apart by any space (and, between two words of a spaced script,
-    one more word: "freigabe gestern erteilt"), each long word by its stem and an inflected ending, a final
-    ``*`` a prefix."""
+def _atoms(text: str, unfolded: Unfolded) -> list[str]:
+    """A plain phrase as a regex, one atom a list item: words apart by any space (and, between two words of a
+    spaced script, one more word: "freigabe gestern erteilt"), each long word by its stem and an inflected
+    ending, a final ``*`` a prefix."""
     prefix = text.endswith("*")
     words = text.rstrip("*").split()
-    parts = []
+    atoms: list[str] = []
     for k, w in enumerate(words):
         stem = _stem(w)
-        body = "".join(unfolded.get(c, re.escape(c)) for c in stem)
-        if stem != w and not (prefix and k == len(words) - 1):
-            body += rf"\w{{0,{len(w) - len(stem) + 2}}}"
         if k:
             spaced = w.isalpha() and words[k - 1].isalpha() and _is_word_anchor(w)
-            parts.append(r"\s+(?:\w+\s+)?" if spaced else r"\s+")
-        parts.append(body)
-    return "".join(parts) + (r"\w*" if prefix else "")
+            atoms.append(r"\s+(?:\w+\s+)?" if spaced else r"\s+")
+        atoms += [unfolded.get(c, re.escape(c)) for c in stem]
+        if stem != w and not (prefix and k == len(words) - 1):
+            atoms.append(rf"\w{{0,{len(w) - len(stem) + 2}}}")
+    return atoms + ([r"\w*"] if prefix else [])
+
+
+_Trie = dict[str, "_Trie"]
+_END = ""  # the key that marks a phrase's end in a trie node
 
 
 def _alternation(phrases: list[str], unfolded: Unfolded) -> str:
-    """The phrases as one alternation, longest first, grouped by their first letter: ``(?:a(?:...)|b(?:...))``.
-    Python's ``re`` tries every branch of an alternation at each position; grouped, a position whose letter
-    starts no phrase fails at once (the [gate] tables' 150-300 phrases a list cost 0.2 ms a 1 kB note, session 50)."""
-    groups: dict[str, list[str]] = {}
-    for p in sorted(phrases, key=len, reverse=True):
-        atom = unfolded.get(p[0], re.escape(p[0])) if p else ""
-        groups.setdefault(atom, []).append(_phrase(p, unfolded)[len(atom) :])
-    return "(?:" + "|".join(f"{atom}(?:{'|'.join(rests)})" for atom, rests in groups.items()) + ")"
+    """The phrases as one regex, their atoms (``_atoms``) shared as a trie: ``(?:ab(?:c|d)|x)`` for "abc", "abd",
+    "x". Python's ``re`` tries every branch of an alternation at each position; as a trie, a position fails at
+    the first atom no phrase continues with. The tables of session 52 list 1,000 to 4,000 phrases an `opened`
+    (an order's verb with each object it may take); with each phrase a branch of its first letter's group
+    (sessions 50-51), 100 kB of Spanish approvals cost 369 ms against 134 before them (bench/RESULTS.md)."""
+    trie: _Trie = {}
+    for p in phrases:
+        node = trie
+        for atom in _atoms(p, unfolded):
+            node = node.setdefault(atom, {})
+        node[_END] = {}
+    return _emit(trie)[0] or "(?!)"
+
+
+def _emit(node: _Trie) -> tuple[str, int]:
+    """One trie node's regex and depth: its branches, the deepest first (as the longest phrase was tried first
+    before), and the phrase's end last."""
+    children = []
+    for atom, child in node.items():
+        if atom != _END:
+            rest, depth = _emit(child)
+            children.append((atom + rest, depth + 1))
+    children.sort(key=lambda c: -c[1])
+    branches = [c[0] for c in children]
+    depth = children[0][1] if children else 0
+    if _END in node:
+        return ("(?:" + "|".join(branches) + ")?" if branches else ""), depth
+    if len(branches) == 1:
+        return branches[0], depth
+    return "(?:" + "|".join(branches) + ")", depth
 
 
 # Short words of other languages' phrases that English writes all the time: never an anchor where the phrase
@@ -303,6 +331,7 @@ def _detectors(lang: str, raw: dict[str, list[str]]) -> tuple[Detector, ...]:
     unfolded = _UNFOLDED_BY_LANGUAGE.get(lang, {})
     table = {key: [base_view(p).strip() for p in phrases] for key, phrases in raw.items()}
 
+    @functools.cache
     def alt(key: str) -> str:
         return _alternation(table[key], unfolded)
 
@@ -318,10 +347,14 @@ def _detectors(lang: str, raw: dict[str, list[str]]) -> tuple[Detector, ...]:
     proceed = _c(words("proceed")) if table.get("proceed") else None
     gate_object = _c(alt("secret") + "|" + alt("prompt") + "|" + alt("opened"))  # what an attack goes on to
 
-    def gate_opened(view: str, m: re.Match[str]) -> int:
+    def gate_opened_only(view: str, m: re.Match[str]) -> int:
         low, high = max(0, m.start() - _REACH), min(len(view), m.end() + _REACH)
-        if gate.search(view, low, high):
+        return STRONG if gate.search(view, low, high) else 0
+
+    def gate_opened(view: str, m: re.Match[str]) -> int:
+        if gate_opened_only(view, m):
             return STRONG
+        low, high = max(0, m.start() - _REACH), min(len(view), m.end() + _REACH)
         for g in proceed.finditer(view, low, high) if proceed is not None else ():
             if lang in _VERB_LAST:  # the work goes before the verb: "سفارش را ادامه بده", "siparişe devam et"
                 start = max((c.end() for c in _PART_END.finditer(view, low, g.start())), default=low)
@@ -333,14 +366,20 @@ def _detectors(lang: str, raw: dict[str, list[str]]) -> tuple[Detector, ...]:
                 return STRONG  # "процедура пройдена, продолжай!", "... schick mir das Passwort"
         return 0
 
+    # a check claimed passed pairs with a gate's phrase or a bare "go on"; an approval at work with a gate's only
+    claims = (("passed", gate_opened), ("approved", gate_opened_only))
     out = [
         Detector(
             R_PRESSURE,
-            _c(words("passed")),
-            anchors("passed"),
-            check=_unless_example(example, gate_opened),
+            _c(words(key)),
+            anchors(key),
+            check=_unless_example(example, pairs_with),
             reach=_PHRASE_REACH,
-        ),
+        )
+        for key, pairs_with in claims
+        if table.get(key)
+    ]
+    out += [
         Detector(  # the fixed text after the order or before it: "「はい」とだけ答えて"
             R_OUTPUT,
             _c(

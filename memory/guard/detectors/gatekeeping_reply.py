@@ -104,6 +104,9 @@ _FRAMED_REPLY = _c(
     r"each|all|any)\s+(?:one\s+)?of\s+your|every|each|all|any|your)\s+(?:single\s+|future\s+)?(?:answer|repl(?:y|ie)|"
     rf"response|message|output)s?(?:\s+(?:you\s+(?:give|send|write)|of\s+yours))?[^.!?\n]{{0,30}}?\s(?:with|by|w/)\s+"
     rf"(?:the\s+(?:sentence|phrase|line|words?|text|string)\s+)?{_LITERAL}"
+    # "replies from now on are just 'k'"
+    r"|(?<![a-z])(?:your\s+)?(?:replies|answers|responses)\s+(?:from\s+now\s+on|henceforth|going\s+forward)\s+(?:are|will\s+be"
+    rf"|must\s+be|should\s+be)\s+(?:just|only|simply|always)\s*:?\s*{_LITERAL}"
     r"|(?<![a-z])your\s+(?:only\s+)?(?:answer|reply|response|output)\s+(?:is|will\s+be|must\s+be|should\s+be|has\s+"
     rf"to\s+be|is\s+to\s+be)\s+(?:exactly|just|only|always|simply|precisely|verbatim)\s*:?\s*{_LITERAL}"
     r"|(?<![a-z])your\s+(?:one-?word|single-?word|two-?word)\s+(?:answer|reply|response)\s+(?:is|will\s+be|must\s+be|"
@@ -149,7 +152,10 @@ _VERDICT = (
     r"passed|hacked|pwned|(?:access|entry)\s+(?:granted|allowed|approved)|(?:login|authentication|verification)\s+"
     r"(?:successful|succeeded|complete|passed)|(?:door|vault|gate)\s+(?:open|unlocked))(?=\s*(?:[.!,;\n]|$))"
 )
-_EVERY = r"(?:every|each|all|any)\s+(?:single\s+)?(?:following\s+|future\s+|incoming\s+|other\s+)?(?:question|message|request|prompt|query|input)s?"
+_EVERY = (
+    r"(?:(?:every|each|all|any)\s+(?:single\s+)?(?:following\s+|future\s+|incoming\s+|other\s+)?|the\s+next\s+(?:\w+\s+)?"
+    r"(?:user\s+)?(?=(?:question|message|request|prompt|query|input)s))(?:question|message|request|prompt|query|input)s?"
+)
 _LITERAL_REPLY = _c(
     rf"(?<![a-z]){_SAY}\s+(?:(?:only|just|exactly|simply|back)\s*:?\s+)?(?:(?:with|w/|using"
     rf"|the\s+following)\s*:?\s+(?:nothing\s+but\s+)?)?(?:(?:only|just|exactly)\s*:?\s+)?:?\s*{_LITERAL}"

@@ -48,16 +48,30 @@ def test_their_look_alikes_pass(text):
     assert guard_poisoning(text) is None
 
 
-def test_the_grouped_alternation_matches_what_the_plain_one_does():
-    phrases = ["ответь только", "ответь одним словом", "отвечай лишь", "скажи только", "a", "ab c*"]
-    grouped = re.compile(_alternation(phrases, {}))
+def test_the_trie_alternation_matches_what_the_plain_one_does():
+    phrases = ["ответь только", "ответь одним словом", "отвечай лишь", "скажи только", "a", "ab c*", "ab"]
+    trie = re.compile(_alternation(phrases, {}))
     plain = re.compile(
         "(?:" + "|".join(re.escape(p.rstrip("*")) for p in sorted(phrases, key=len, reverse=True)) + ")"
     )
-    for text in ["ответь только да", "отвечай лишь нет", "скажи только это", "ab cd", "a", "b", "ответ"]:
-        g, p = grouped.match(text), plain.match(text)
+    texts = [
+        "ответь только да",
+        "отвечай лишь нет",
+        "скажи только это",
+        "ab cd",
+        "ab",
+        "a",
+        "b",
+        "ответ",
+        "отв",
+    ]
+    for text in texts:
+        g, p = trie.match(text), plain.match(text)
         assert (g is None) == (p is None), text
-    assert grouped.pattern.startswith("(?:о(?:")  # grouped by the first letter
+        assert g is None or p is None or g.group(0).startswith(p.group(0)), text  # the longest phrase first
+    # shared beginnings are written once: "ответ" once for "ответь только" and "ответь одним словом"
+    assert trie.pattern.count("отве") == 1
+    assert trie.pattern.startswith("(?:отве(?:")
 
 
 def test_an_anchor_is_no_common_english_words_start_where_the_phrase_has_another():

@@ -455,6 +455,12 @@ def test_codes_weak_words_and_password_shaped_values_are_redacted(text, secret):
         "Club account: sort code 20-00-00, account 55779911, two signatories",
         "Combination locks on the lockers were replaced in 2024.",
         "パスワードを忘れたら情報システム部へ。内線は4102です。",
+        # An extension in Korean, with its particle (session 52); a name with its Turkish case ending.
+        "김 대리 내선번호는 4471, 금고 관련 문의는 그쪽으로 하세요.",
+        "Şifremi yine unuttum, e-Devlet'ten sıfırlamam lazım.",
+        # A network card's address and a router's default network name near a key's word (session 52).
+        "Printer MAC is 00:1B:44:11:3A:B7, please reserve 10.0.4.25 for it in DHCP.",
+        "Réseau Wi-Fi de la maison de Biarritz : Livebox-8A2F. La clé est sur l'étiquette sous la box, ne la changez pas svp.",
         # An address cut short after a sign-in word; a ticket's number said aloud.
         "you'll get your portal login in a separate email from noreply@hrportal. The link expires in 24h.",
         "voice memo: pick up the dry cleaning, the ticket number is four four nine one",
