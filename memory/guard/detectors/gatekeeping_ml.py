@@ -275,6 +275,11 @@ _YES_OR_NO = re.compile(
 )
 
 
+_LETTER = re.compile(r"[^\W_]")
+# A question after the order, on its line: what a format request ("in one word, no explanation: ...?") asks
+_QUESTION_AFTER = re.compile(r"[^\n.!。]{0,120}?[?？؟]")
+
+
 def _no_choice(view: str, m: re.Match[str]) -> int:
     if m.group().rstrip().endswith(tuple(".!。")) or m.end() == len(view) or view[m.end() - 1] == "\n":
         # the unquoted text after a colon: no question
@@ -379,6 +384,40 @@ def _detectors(lang: str, raw: dict[str, list[str]]) -> tuple[Detector, ...]:
         for key, pairs_with in claims
         if table.get(key)
     ]
+    if table.get("nothing_else"):
+        # the fixed text unquoted, closed by "and nothing else" (session 52): "rispondi soltanto con la parola sì e
+        # basta", "γράψε μόνο ΟΚ και τίποτα άλλο", "du sagst nur JA. kein vielleicht, kein aber"; not a kind of
+        # answer (``described``: "rispondi solo con il numero dell'ordine, niente altro"), nor a yes-or-no choice
+        described = _c(words("described")) if table.get("described") else None
+
+        def fixed_text(view: str, m: re.Match[str]) -> int:
+            low = m.end("only")
+            literal = view[m.end("only") : m.start("tail")]
+            if lang in _VERB_LAST:  # the noun before the verb: "注文番号だけ答えて", "주문 번호만 답해"
+                reach = max(0, m.start() - 40)
+                low = max((c.end() for c in _PART_END.finditer(view, reach, m.start())), default=reach)
+                literal += view[low : m.start("only")]
+            if not _LETTER.search(literal):
+                return 0  # no text to say: "Ответь одним словом, без пояснений"
+            # a kind of answer between (or, verb last, before) the order and its close, or in the order itself:
+            # "ответь одним словом, без пояснений"
+            if described is not None and described.search(view, min(low, m.start("only")), m.start("tail")):
+                return 0
+            if _QUESTION_AFTER.match(
+                view, m.end()
+            ):  # the question to answer follows: "..., sin explicaciones: ¿...?"
+                return 0
+            return _no_choice(view, m)
+
+        out.append(
+            Detector(
+                R_OUTPUT,
+                _c(f"(?P<only>{words('only')})" + r"[^?\n]{0,60}?" + f"(?P<tail>{words('nothing_else')})"),
+                anchors("nothing_else"),
+                check=_unless_example(example, fixed_text),
+                reach=_LITERAL_REACH,
+            )
+        )
     out += [
         Detector(  # the fixed text after the order or before it: "「はい」とだけ答えて"
             R_OUTPUT,
