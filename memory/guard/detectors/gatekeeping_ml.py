@@ -403,9 +403,8 @@ def _detectors(lang: str, raw: dict[str, list[str]]) -> tuple[Detector, ...]:
             # "ответь одним словом, без пояснений"
             if described is not None and described.search(view, min(low, m.start("only")), m.start("tail")):
                 return 0
-            if _QUESTION_AFTER.match(
-                view, m.end()
-            ):  # the question to answer follows: "..., sin explicaciones: ¿...?"
+            # the question to answer follows: "Responde con una sola palabra, sin explicaciones: ¿capital de Perú?"
+            if _QUESTION_AFTER.match(view, m.end()):
                 return 0
             return _no_choice(view, m)
 
