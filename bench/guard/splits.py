@@ -774,22 +774,21 @@ def written_directives() -> list[Item]:
     ]
 
 
+def _whole_sets(names: tuple[str, ...]) -> list[Item]:
+    """Directive sets measured whole, each its own data set ("directives-<name>"), grouped by kind and language."""
+    return [
+        item for name in names for item in _directive_items(f"directives-{name}", name, _kind_and_language)
+    ]
+
+
 def blind_directives() -> list[Item]:
     """The blind directive set(s): measured whole, never trained on."""
-    return [
-        item
-        for name in BLIND_DIRECTIVES
-        for item in _directive_items(f"directives-{name}", name, _kind_and_language)
-    ]
+    return _whole_sets(BLIND_DIRECTIVES)
 
 
 def read_directives() -> list[Item]:
     """The directive sets read by the rules' authors but never trained on (``READ_DIRECTIVES``): measured whole."""
-    return [
-        item
-        for name in READ_DIRECTIVES
-        for item in _directive_items(f"directives-{name}", name, _kind_and_language)
-    ]
+    return _whole_sets(READ_DIRECTIVES)
 
 
 def benign_requests() -> list[Item]:

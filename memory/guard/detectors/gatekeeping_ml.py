@@ -357,9 +357,9 @@ def _detectors(lang: str, raw: dict[str, list[str]]) -> tuple[Detector, ...]:
         return STRONG if gate.search(view, low, high) else 0
 
     def gate_opened(view: str, m: re.Match[str]) -> int:
-        if gate_opened_only(view, m):
-            return STRONG
         low, high = max(0, m.start() - _REACH), min(len(view), m.end() + _REACH)
+        if gate.search(view, low, high):
+            return STRONG
         for g in proceed.finditer(view, low, high) if proceed is not None else ():
             if lang in _VERB_LAST:  # the work goes before the verb: "سفارش را ادامه بده", "siparişe devam et"
                 start = max((c.end() for c in _PART_END.finditer(view, low, g.start())), default=low)
