@@ -120,13 +120,15 @@ BASELINE = "e0e5461"  # the last commit before issue 19: the guard as it was (ru
 
 
 SESSION_START = "29d045f"  # the guard before session 34's changes to passwords in prose
-LAST_SESSION = "3398aeb"  # the guard before session 51's changes (false authorisation in 32 languages, joined-word passphrases)
-THIS_SESSION = "756da51"  # the guard before session 52's changes
+LAST_SESSION = (
+    "756da51"  # the guard before session 52's changes (false authorisation and the exact reply broadened)
+)
+THIS_SESSION = "d35cd31"  # the guard before session 53's changes (the model reads more disguised words)
 
 
 def prose_table(lines: list[str]) -> None:
     """Each prose set: recall and ordinary notes altered by the guard before session 34's changes, before
-    session 51's, before session 52's, the rules now, and now with the learned
+    session 52's, before session 53's, the rules now, and now with the learned
     tagger (trained on every set but ``BLIND_PROSE``: its figure on the others is the training data's;
     the card of bench/guard/train_credentials.py holds each set's left-out figure), paired."""
 

@@ -60,9 +60,18 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 # A word that mixes letters with leetspeak digits and signs ("1gn0r3", "h!dden", "8ypαs5"), or Latin
 # letters with Cyrillic or Greek look-alikes ("ѕearch"), is read as the word it hides: the tables are the
 # rules' own (data/confusables.toml through normalize.py), applied word by word, and only to such words.
-_WORD_RUN = re.compile(r"[\w@$]+(?:[!|][\w@$]+)*")  # a word, leetspeak's signs inside it
-_LEET_SIGNAL = re.compile(r"[a-z][0-9@$!|]|[0-9@$!|][a-z]")
+_WORD_RUN = re.compile(r"[\w@$€]+(?:[!|+][\w@$€]+)*")  # a word, leetspeak's signs inside it
+_LEET_SIGNAL = re.compile(r"[a-z][0-9@$!|€]|[0-9@$!|€][a-z]")
 _LATIN = re.compile(r"[a-z]")
+# Session 53: signs the rules' table leaves alone, read as letters only inside a word already marked as
+# leetspeak: "€" e, "6" g, "+" t ("fil+€r$", "i6nor3"); a "+" between plain letters ("a+b") stays a sign.
+# The Cyrillic soft sign is a "b" inside a Latin word ("disaьle").
+_LEET_MORE = str.maketrans({"€": "e", "6": "g", "+": "t"})
+_LOOKALIKE_MORE = str.maketrans({"ь": "b"})
+# "1", "|" and a Greek iota stand for "i" or for "l": ``unmask`` reads "1" and iota as "i" and "|" as "l",
+# ``unmask_other`` the other way round.
+_OTHER = str.maketrans({"1": "l", "ι": "l", "|": "i"})
+_AMBIGUOUS = re.compile("[1|ι]")
 
 
 def unmask(word: str) -> str:
@@ -70,10 +79,22 @@ def unmask(word: str) -> str:
     Greek look-alikes, hides ("1gn0r3" -> "ignore", "h!dden" -> "hidden", a Cyrillic "s" in "search"); any
     other word as it is."""
     if _NON_LATIN_LOOKALIKE.search(word) and _LATIN.search(word):
-        word = word.translate(_HOMOGLYPHS)
+        word = word.translate(_HOMOGLYPHS).translate(_LOOKALIKE_MORE)
     if _LEET_SIGNAL.search(word):
-        word = word.translate(_LEET_I)
+        word = word.translate(_LEET_MORE).translate(_LEET_I)
     return word
+
+
+def unmask_other(word: str) -> str | None:
+    """The other reading of a disguised word whose "1", "|" or iota may be an "l" or an "i" ("pia1n" ->
+    "plain" where ``unmask`` reads "piain", "pr|v@7e" -> "private"), or None where there is none: both
+    readings are the model's words, and the weights learn which one an attack uses (session 53)."""
+    mixed = bool(_NON_LATIN_LOOKALIKE.search(word) and _LATIN.search(word))
+    leet = bool(_LEET_SIGNAL.search(word))
+    if not (mixed or leet) or not _AMBIGUOUS.search(word):
+        return None
+    other = unmask(word.translate(_OTHER))
+    return None if other == unmask(word) else other
 
 
 def tokens(text: str) -> list[str]:
@@ -91,6 +112,9 @@ def tokens(text: str) -> list[str]:
                 out += [word[i : i + 2] for i in range(max(1, len(word) - 1))]
             elif len(word) > 1:
                 out.append(word)
+        other = unmask_other(run)
+        if other is not None:
+            out += [w for w in _TOKEN.findall(other) if len(w) > 1 and w not in out[-4:]]
     if len(out) > 2 * MAX_TOKENS:
         out = out[:MAX_TOKENS] + out[-MAX_TOKENS:]
     return out
