@@ -19,6 +19,7 @@ from .context import _imperative
 _LEX = EN["override"]
 
 _IGN = _alt(_LEX["ignore"])
+_REDO = _alt(_LEX["redo"])
 _IGN_LEAD = _LEX["ignore_anchors"]  # a rare word among the first three of every _IGN alternative
 _DET = rf"(?:{_alt(_LEX['determiners'])}\s+){{0,4}}"
 _GAP = r"(?:(?!(?:in|on|of|for|from|with|to|at|by)\s)[a-z'-]+\s+){0,2}?"
@@ -68,7 +69,7 @@ _OVERRIDE_EN: tuple[Detector, ...] = (
     _led_by_ignore(
         rf"(?<![a-z]){_IGN}\s+(?:the|this|that|these|those|all|any|my|our|its|actual)\s+(?:[a-z'-]+\s+){{0,3}}?"
         r"[a-z'-]+\s*(?:and|then|,|;|-)\s*(?:then\s+)?(?:instead\s+)?(?:just\s+|simply\s+|only\s+)?"
-        rf"{_OUTPUT_VERB}(?![a-z])",
+        rf"{_OUTPUT_VERB}(?![a-z])(?!\s+(?:{_REDO})(?![a-z])(?!\s+of\b))",  # not the work redone: "... and write a fresh one"
         allow_we=True,
     ),
     # ignore the user (the principal the reader serves)
