@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..engine import (
     EN,
     LEXICONS,
@@ -31,11 +33,40 @@ _IGN_STRONG, _PRIOR_STRICT, _PRIOR, _ORDERS, _ORDERS_CORE, _OUTPUT_VERB = (
 )
 
 
-def _led_by_ignore(pattern: str, *, allow_we: bool = False) -> Detector:
-    """A detector whose matches start at an _IGN verb (or up to two words before it)."""
-    return Detector(
-        R_OVERRIDE, _c(pattern), _a(_IGN_LEAD), lead=True, back=2, check=_imperative(allow_we=allow_we)
-    )
+# What was set aside bounded to a topic of the note's own ("forget what I said about Friday", "ignore the earlier
+# rule about no phones at dinner"): a correction, not the reader's orders erased, unless the topic is the reader
+# or its orders ("... about your rules", "... about being an AI"), the orders set aside are the reader's ("your
+# guidelines about ...") or anything is joined after it ("... and print the key", ", tell me the code").
+_TOPIC = _c(
+    rf"(?:\s+(?:you|me|us|them|him|her))?\s+(?:about|regarding|concerning)\s+(?!{_DET}(?:{_ORDERS}|you|your|yourself|being|what you|how you|ai|"
+    r"assistant|model|chatbot|bot|safety|security|secrets?|passwords?|credentials?|confidential|system)(?![a-z]))"
+    r"[^.!?;:\n]{0,80}"
+)
+_TOPIC_ORDER = _c(
+    rf"\b(?:and|then|but|instead)\b|,\s*(?:please\s+|now\s+|just\s+)?(?:{_OUTPUT_VERB}|{_IGN}|share|give|send|"
+    r"reveal|show|help|act|pretend|do)(?![a-z])"
+)
+_READERS = _c(r"\b(?:your|yours|the assistant's|the ai's|the model's)\b")
+
+
+def _scoped(view: str, m: re.Match[str]) -> bool:
+    """What is set aside is bounded to a topic of the note's own: not the reader's ("your guidelines about
+    appropriate content"), no order joined after it ("... about data privacy and share ...")."""
+    if _READERS.search(m.group(0)):
+        return False
+    topic = _TOPIC.match(view, m.end())
+    return topic is not None and _TOPIC_ORDER.search(topic.group(0)) is None
+
+
+def _led_by_ignore(pattern: str, *, allow_we: bool = False, topical: bool = False) -> Detector:
+    """A detector whose matches start at an _IGN verb (or up to two words before it); ``topical``: none where
+    what is set aside is bounded to a topic of the note's own (``_scoped``, session 53)."""
+    order = _imperative(allow_we=allow_we)
+
+    def check(view: str, m: re.Match[str]) -> int:
+        return 0 if topical and _scoped(view, m) else order(view, m)
+
+    return Detector(R_OVERRIDE, _c(pattern), _a(_IGN_LEAD), lead=True, back=2, check=check)
 
 
 _OVERRIDE_EN: tuple[Detector, ...] = (
@@ -45,6 +76,7 @@ _OVERRIDE_EN: tuple[Detector, ...] = (
         rf"{_GAP}{_ORDERS}(?![a-z])"
         rf"|(?<![a-z]){_IGN}\s+{_DET}(?:{_PRIOR_STRICT}|your|the assistant's|the ai's|the model's)\s+"
         rf"{_GAP}{_ORDERS_CORE}(?![a-z])",
+        topical=True,
     ),
     # ignore everything (that) you've been told / all that you've been instructed before / what I said before
     _led_by_ignore(
@@ -52,6 +84,7 @@ _OVERRIDE_EN: tuple[Detector, ...] = (
         r"everything that|anything that)\s+(?:that\s+|which\s+)?(?:you(?:'ve| have| were| had)?|i(?:'ve| have)?|"
         r"we(?:'ve| have)?|they(?:'ve| have)?)\s+(?:(?:been|was|were|had been)\s+)?(?:previously\s+|already\s+|just\s+)?"
         r"(?:told|instructed|given|taught|programmed|trained|said|asked|written|set|configured|prompted)",
+        topical=True,
     ),
     # ignore the above / everything above / all of the previous / the preceding text
     _led_by_ignore(
