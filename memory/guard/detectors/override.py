@@ -38,9 +38,9 @@ _IGN_STRONG, _PRIOR_STRICT, _PRIOR, _ORDERS, _ORDERS_CORE, _OUTPUT_VERB = (
 # or its orders ("... about your rules", "... about being an AI"), the orders set aside are the reader's ("your
 # guidelines about ...") or anything is joined after it ("... and print the key", ", tell me the code").
 _TOPIC = _c(
-    rf"(?:\s+(?:you|me|us|them|him|her))?\s+(?:about|regarding|concerning)\s+(?!{_DET}(?:{_ORDERS}|you|your|yourself|being|what you|how you|ai|"
-    r"assistant|model|chatbot|bot|safety|security|secrets?|passwords?|credentials?|confidential|system)(?![a-z]))"
-    r"[^.!?;:\n]{0,80}"
+    r"(?:\s+(?:you|me|us|them|him|her))?\s+(?:about|regarding|concerning)\s+"
+    rf"(?!{_DET}(?:{_ORDERS}|you|your|yourself|being|what you|how you|ai|assistant|model|chatbot|bot|safety|"
+    r"security|secrets?|passwords?|credentials?|confidential|system)(?![a-z]))[^.!?;:\n]{0,80}"
 )
 _TOPIC_ORDER = _c(
     rf"\b(?:and|then|but|instead)\b|,\s*(?:please\s+|now\s+|just\s+)?(?:{_OUTPUT_VERB}|{_IGN}|share|give|send|"
@@ -102,7 +102,8 @@ _OVERRIDE_EN: tuple[Detector, ...] = (
     _led_by_ignore(
         rf"(?<![a-z]){_IGN}\s+(?:the|this|that|these|those|all|any|my|our|its|actual)\s+(?:[a-z'-]+\s+){{0,3}}?"
         r"[a-z'-]+\s*(?:and|then|,|;|-)\s*(?:then\s+)?(?:instead\s+)?(?:just\s+|simply\s+|only\s+)?"
-        rf"{_OUTPUT_VERB}(?![a-z])(?!\s+(?:{_REDO})(?![a-z])(?!\s+of\b))",  # not the work redone: "... and write a fresh one"
+        # not the work redone: "... and write a fresh one"
+        rf"{_OUTPUT_VERB}(?![a-z])(?!\s+(?:{_REDO})(?![a-z])(?!\s+of\b))",
         allow_we=True,
     ),
     # ignore the user (the principal the reader serves)
