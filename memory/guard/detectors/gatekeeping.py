@@ -68,7 +68,12 @@ _GATEKEEPING: tuple[Detector, ...] = (
             "done|agreed|reviewed|answered|approvals|signoffs|finished|okd|valid|upstream"
         ),
         check=_gate_opened,
-        reach=120,  # its longest match on the written sets is 68 characters
+        # tried only at a word start up to seven words before an anchor (its claimants and adverbs come first:
+        # "security team personally already reviewed and approved"), not at every position of a window around it:
+        # 0.12 -> 0.05 ms for a 1 kB LoCoMo note, the same verdicts on every read and blind set (session 53)
+        lead=True,
+        back=7,
+        reach=120,  # where anchors are dense, windows again: its longest match on the written sets is 68 characters
     ),
     Detector(
         R_SECRET,
