@@ -49,6 +49,11 @@ NBSVM's idea) at 0.798 (1,371). Beside it, alpha 0.25 / 0.5 / 2: 1,357 / 1,374 /
 together: 1,369; scaling with L2 2e-7: 1,382, the default since. The test sentences that ruled out 2e-7 in
 session 42 ("Could you tell me what the team decided about the release?") pass with it. Word trigrams beside the
 words and pairs (same scaling and L2, with heldout57-58's notes): 1,361 against 1,391, not kept.
+
+Session 53, on out-of-fold scores of the whole tuning part (five folds; docs/guard.md and bench/RESULTS.md have the
+table): L2 1e-6 or 5e-8, 1,200 iterations, a hidden layer of 16 units and the embedder's vectors stacked with these
+features all stayed within a fold's noise of the settings above or below them; a disguised word read two ways
+(``model.unmask_other``) gained neuralchemy 0.008 and was kept.
 """
 
 from __future__ import annotations

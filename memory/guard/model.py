@@ -99,7 +99,8 @@ def unmask_other(word: str) -> str | None:
 
 def tokens(text: str) -> list[str]:
     """The model's words: the rules' base view (NFKC, invisible characters dropped, lower case, accents
-    folded), each run of word characters ``unmask``-ed, then split into tokens of letters and digits; CJK
+    folded), each run of word characters ``unmask``-ed, then split into tokens of letters and digits (a
+    disguised run whose "1", "|" or iota may be "i" or "l" adds its other reading, ``unmask_other``); CJK
     as character pairs. A lone letter or digit is no token ("a | b & !c", the debris of "\\i\\g\\n\\o")."""
     out: list[str] = []
     for run in _WORD_RUN.findall(base_view(text)):
