@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from bench.guard.splits import SEED, Item, _bucket, directives
-from bench.guard.train import FLOOR, ORDINARY, SHORT_FLOOR, fit, training_items, window_rows
+from bench.guard.train import choose_threshold, fit, short_threshold, training_items, window_rows
 from memory.guard.model import SHORT, scored
 
 ATTACKS = ("s-labs", "neuralchemy", "yanismiraoui", "directives-written", "cyberseceval", "bipia-bare")
@@ -76,24 +76,20 @@ def out_of_fold(
 
 
 def report(judged: Sequence[tuple[Item, float, int]], *, target: float, ordinary_allowed: int) -> str:
-    pools: dict[str, list[float]] = defaultdict(list)
-    for item, score, words in judged:
-        if not item.attack and words >= SHORT:
-            pools["ordinary" if item.dataset in ORDINARY else "requests"].append(score)
-    threshold = FLOOR
-    for name, values in pools.items():
-        values.sort()
-        allowed = ordinary_allowed if name == "ordinary" else max(1, int(target * len(values)))
-        if len(values) > allowed:
-            threshold = max(threshold, values[-(allowed + 1)] + 1e-6)
-    short = [score for item, score, words in judged if not item.attack and words < SHORT]
-    short_threshold = max(SHORT_FLOOR, threshold, max(short, default=0.0) + 1e-6)
+    threshold = choose_threshold(
+        [(item, score) for item, score, words in judged if words >= SHORT],
+        target,
+        ordinary_allowed=ordinary_allowed,
+    )
+    short_bar = short_threshold(
+        threshold, [score for item, score, words in judged if not item.attack and words < SHORT]
+    )
     counts: dict[tuple[str, bool], list[int]] = defaultdict(lambda: [0, 0])
     for item, score, words in judged:
         cell = counts[(item.dataset, item.attack)]
-        cell[0] += score >= (threshold if words >= SHORT else short_threshold)
+        cell[0] += score >= (threshold if words >= SHORT else short_bar)
         cell[1] += 1
-    lines = [f"threshold {threshold:.3f} (short texts {short_threshold:.3f})"]
+    lines = [f"threshold {threshold:.3f} (short texts {short_bar:.3f})"]
     lines += [f"  {name}: recall {counts[(name, True)][0] / max(1, counts[(name, True)][1]):.3f} "
               f"({counts[(name, True)][0]}/{counts[(name, True)][1]})" for name in ATTACKS]  # fmt: skip
     lines += [f"  {name}: rejected {counts[(name, False)][0]}/{counts[(name, False)][1]}" for name in BENIGN]

@@ -193,13 +193,16 @@ ORDINARY = (
 )
 
 
-def choose_threshold(scored: Sequence[tuple[Item, float]], target: float, floor: float = FLOOR) -> float:
+def choose_threshold(
+    scored: Sequence[tuple[Item, float]], target: float, floor: float = FLOOR, ordinary_allowed: int = 0
+) -> float:
     """The lowest threshold at which the model alone rejects at most ``target`` of the benign requests
     of the validation texts (S-Labs' and neuralchemy's benign questions, NotInject, the directive
     look-alikes written for tuning: requests in the register of an attack, the issue's own measure of
     false rejections, pooled so that one text of a small set cannot decide the threshold alone; at least
     one text is allowed), and none of ordinary writing (conversation, notes, notes about passwords,
-    clean mail, code: most of what a memory store sees, where a refused save is a memory lost)."""
+    clean mail, code: most of what a memory store sees, where a refused save is a memory lost; out of fold,
+    bench/guard/crossval.py allows ``ordinary_allowed`` of five times as many)."""
     pools: dict[str, list[float]] = defaultdict(list)
     for item, value in scored:
         if not item.attack:
@@ -207,11 +210,17 @@ def choose_threshold(scored: Sequence[tuple[Item, float]], target: float, floor:
     threshold = floor
     for name, values in sorted(pools.items()):
         values.sort()
-        allowed = 0 if name == "ordinary" else max(1, int(target * len(values)))
+        allowed = ordinary_allowed if name == "ordinary" else max(1, int(target * len(values)))
         if len(values) > allowed:
             threshold = max(threshold, values[-(allowed + 1)] + 1e-6)
         print(f"  pool {name}: {len(values)} texts, {allowed} allowed above the threshold")
     return min(CEILING, threshold)
+
+
+def short_threshold(threshold: float, short_benign: Sequence[float]) -> float:
+    """What a short text's score must reach (``model.SHORT``): at least ``SHORT_FLOOR`` and the threshold, and
+    above every short benign text of the validation."""
+    return max(SHORT_FLOOR, threshold, max(short_benign, default=0.0) + 1e-6)
 
 
 def training_arguments(
@@ -292,14 +301,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     threshold = choose_threshold(
         [(i, s) for i, s, words in judged if words >= SHORT], args.target_fp, args.floor
     )
-    short = [s for i, s, words in judged if words < SHORT and not i.attack]
-    short_threshold = max(SHORT_FLOOR, threshold, max(short, default=0.0) + 1e-6)
-    rejected = [(i, s >= (threshold if words >= SHORT else short_threshold)) for i, s, words in judged]
+    short_bar = short_threshold(threshold, [s for i, s, words in judged if words < SHORT and not i.attack])
+    rejected = [(i, s >= (threshold if words >= SHORT else short_bar)) for i, s, words in judged]
     caught = sum(hit for i, hit in rejected if i.attack)
     false = sum(hit for i, hit in rejected if not i.attack)
     benign = [i for i, _ in rejected if not i.attack]
     attacks = [i for i, _ in rejected if i.attack]
-    print(f"  short texts (fewer than {SHORT} words): threshold {short_threshold:.4f}")
+    print(f"  short texts (fewer than {SHORT} words): threshold {short_bar:.4f}")
     for name in sorted({i.dataset for i, _ in rejected}):
         mine = [hit for i, hit in rejected if i.dataset == name]
         print(f"  validation {name}: {sum(mine)}/{len(mine)} rejected")
@@ -309,7 +317,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "version": version,
         "kind": "logistic regression (each feature scaled by its naive Bayes log-count ratio, folded into the weights) over hashed words and word pairs of the rules' base view with leetspeak and look-alike letters undone (lone letters and digits left out), windows of 64 tokens, abstains below three words, and below five rejects only at the short threshold (memory/guard/model.py)",
         "threshold": round(threshold, 6),
-        "short_threshold": round(short_threshold, 6),
+        "short_threshold": round(short_bar, 6),
         "threshold_floor": FLOOR,
         "threshold_ceiling": CEILING,
         "training": {

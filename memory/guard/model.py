@@ -85,16 +85,17 @@ def unmask(word: str) -> str:
     return word
 
 
-def unmask_other(word: str) -> str | None:
+def unmask_other(word: str, read: str) -> str | None:
     """The other reading of a disguised word whose "1", "|" or iota may be an "l" or an "i" ("pia1n" ->
     "plain" where ``unmask`` reads "piain", "pr|v@7e" -> "private"), or None where there is none: both
-    readings are the model's words, and the weights learn which one an attack uses (session 53)."""
-    mixed = bool(_NON_LATIN_LOOKALIKE.search(word) and _LATIN.search(word))
-    leet = bool(_LEET_SIGNAL.search(word))
-    if not (mixed or leet) or not _AMBIGUOUS.search(word):
+    readings are the model's words, and the weights learn which one an attack uses (session 53). ``read`` is
+    ``unmask(word)``, which the caller has already."""
+    if not _AMBIGUOUS.search(word):  # most words: no "1", "|" or iota, and nothing more to test
+        return None
+    if not (_NON_LATIN_LOOKALIKE.search(word) and _LATIN.search(word)) and not _LEET_SIGNAL.search(word):
         return None
     other = unmask(word.translate(_OTHER))
-    return None if other == unmask(word) else other
+    return None if other == read else other
 
 
 def tokens(text: str) -> list[str]:
@@ -108,12 +109,13 @@ def tokens(text: str) -> list[str]:
             if len(run) > 1:
                 out.append(run)
             continue
-        for word in _TOKEN.findall(unmask(run)):
+        read = unmask(run)
+        for word in _TOKEN.findall(read):
             if _CJK.search(word):
                 out += [word[i : i + 2] for i in range(max(1, len(word) - 1))]
             elif len(word) > 1:
                 out.append(word)
-        other = unmask_other(run)
+        other = unmask_other(run, read)
         if other is not None:
             out += [w for w in _TOKEN.findall(other) if len(w) > 1 and w not in out[-4:]]
     if len(out) > 2 * MAX_TOKENS:

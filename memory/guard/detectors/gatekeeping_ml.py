@@ -331,6 +331,11 @@ def _unless_example(example: Example, check: Check | None) -> Check:
     return checked
 
 
+def _around(view: str, m: re.Match[str]) -> tuple[int, int]:
+    """Where a claim's gate is looked for: ``_REACH`` characters on each side of it."""
+    return max(0, m.start() - _REACH), min(len(view), m.end() + _REACH)
+
+
 def _detectors(lang: str, raw: dict[str, list[str]]) -> tuple[Detector, ...]:
     """The four detectors of one language's ``[gate]`` table (its phrases folded as the view is)."""
     unfolded = _UNFOLDED_BY_LANGUAGE.get(lang, {})
@@ -353,11 +358,10 @@ def _detectors(lang: str, raw: dict[str, list[str]]) -> tuple[Detector, ...]:
     gate_object = _c(alt("secret") + "|" + alt("prompt") + "|" + alt("opened"))  # what an attack goes on to
 
     def gate_opened_only(view: str, m: re.Match[str]) -> int:
-        low, high = max(0, m.start() - _REACH), min(len(view), m.end() + _REACH)
-        return STRONG if gate.search(view, low, high) else 0
+        return STRONG if gate.search(view, *_around(view, m)) else 0
 
     def gate_opened(view: str, m: re.Match[str]) -> int:
-        low, high = max(0, m.start() - _REACH), min(len(view), m.end() + _REACH)
+        low, high = _around(view, m)
         if gate.search(view, low, high):
             return STRONG
         for g in proceed.finditer(view, low, high) if proceed is not None else ():
