@@ -83,6 +83,11 @@ class Detector:
     # characters scanned on each side of an anchor where a match is no longer than this (gatekeeping.py's claim
     # that a check passed: ~40 anchors in 100 kB of conversation, each window scanned by a long alternation)
     reach: int = 0
+    # substrings one of which every match contains beside its anchor (the start of each order word), looked for in
+    # a window before the pattern is tried there: 100 kB of "ignore the previous instructions on the whiteboard"
+    # gave Portuguese's override pattern 1,389 tries, each backtracking through 40 characters for an order word
+    # the window never held (265 ms; session 54)
+    needs: tuple[str, ...] = ()
 
 
 def _a(spec: str | Iterable[str], sep: str = "|") -> tuple[str, ...]:
@@ -214,6 +219,8 @@ def _matches(
         # anchors everywhere (a long, repetitive text): one pass over the text is cheaper than many attempts
     seen: set[int] = set()
     for lo, hi in windows(positions, len(view), det.reach or _WINDOW):
+        if det.needs and all(view.find(sub, lo, hi) < 0 for sub in det.needs):
+            continue
         for m in det.pattern.finditer(view, lo, hi):
             if m.start() not in seen:
                 seen.add(m.start())

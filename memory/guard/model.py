@@ -177,15 +177,26 @@ def window_score(weights: Any, bias: float, text: str) -> float:
 
 def scored(weights: Any, bias: float, text: str) -> tuple[float, int]:
     """(``window_score``, the text's words of prose): the count tells a short text (``SHORT``)."""
+    prose, features = read(text)
+    return best_window(weights, bias, features), prose
+
+
+def read(text: str) -> tuple[int, list[list[int]]]:
+    """(the text's words of prose, each window's features; none below ``MIN_WORDS`` words of prose): what
+    ``scored`` weighs, apart, so bench/guard/crossval.py reads each text once for many models."""
     words = tokens(text)
     prose = sum(1 for word in words if word.isalpha()) - _identifier_words(text)
     if prose < MIN_WORDS:
-        return 0.0, prose
+        return prose, []
     ids = feature_ids(words)
-    best = -math.inf
-    for start, end in windows(len(ids)):
-        best = max(best, logit(weights, bias, window_features(ids, start, end)))
-    return sigmoid(best), prose
+    return prose, [window_features(ids, start, end) for start, end in windows(len(ids))]
+
+
+def best_window(weights: Any, bias: float, features: list[list[int]]) -> float:
+    """sigmoid of the most suspicious window's logit; 0.0 without a window."""
+    if not features:
+        return 0.0
+    return sigmoid(max(logit(weights, bias, feats) for feats in features))
 
 
 def logit(weights: Any, bias: float, feats: list[int]) -> float:

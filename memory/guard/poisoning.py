@@ -38,7 +38,7 @@ import unicodedata
 
 from .decoders import _COMMON, _cipher_candidates, _decoded_payloads, _hidden_payloads, interleaving_mark
 from .detectors import DETECTORS, SCANNER
-from .detectors.override import _SQUASHED, _squashed_gate
+from .detectors.override import squashed
 from .detectors.role import _ROLE_CASED, _ROLE_CASED_GATES
 from .detectors.task import _hidden_task
 from .engine import (
@@ -80,7 +80,7 @@ def _scan_text(view: str, original: str) -> str | None:
         return R_TASK
     if any(g in original for g in _ROLE_CASED_GATES) and _ROLE_CASED.search(original):
         return R_ROLE
-    if _squashed_gate(view) and _SQUASHED.search(_NON_LETTERS.sub("", view)):
+    if squashed(view):
         return R_OVERRIDE
     return None
 

@@ -8,6 +8,7 @@ from ..engine import (
     EN,
     LEXICONS,
     R_OVERRIDE,
+    STRONG,
     Detector,
     _a,
     _alt,
@@ -15,7 +16,9 @@ from ..engine import (
     _c,
     _fill,
     _unused_tables,
+    _words_of,
 )
+from ..normalize import _NON_LETTERS
 from .context import _imperative
 
 _LEX = EN["override"]
@@ -40,7 +43,8 @@ _IGN_STRONG, _PRIOR_STRICT, _PRIOR, _ORDERS, _ORDERS_CORE, _OUTPUT_VERB = (
 _TOPIC = _c(
     r"(?:\s+(?:you|me|us|them|him|her))?\s+(?:about|regarding|concerning)\s+"
     rf"(?!{_DET}(?:{_ORDERS}|you|your|yourself|being|what you|how you|ai|assistant|model|chatbot|bot|safety|"
-    r"security|secrets?|passwords?|credentials?|confidential|system)(?![a-z]))[^.!?;:\n]{0,80}"
+    r"security|secrets?|passwords?|credentials?|confidential\w*|privacy|private|sensitive|personal|disclos\w*|"
+    r"restrict\w*|filter\w*|censor\w*|guardrails?|ethic\w*|moral\w*|harm\w*|system)(?![a-z]))[^.!?;:\n]{0,80}"
 )
 _TOPIC_ORDER = _c(
     rf"\b(?:and|then|but|instead)\b|,\s*(?:please\s+|now\s+|just\s+)?(?:{_OUTPUT_VERB}|{_IGN}|share|give|send|"
@@ -58,13 +62,50 @@ def _scoped(view: str, m: re.Match[str]) -> bool:
     return topic is not None and _TOPIC_ORDER.search(topic.group(0)) is None
 
 
+# What is set aside lies somewhere of the note's own ("Ignore the previous instructions on the whiteboard", "Puedes
+# saltarte las instrucciones de la página 2"; session 54): a note about a sheet, a page or a box, unless a place's
+# first four words name the reader's own (its prompt, this conversation, the text above, its developers), the
+# orders are the reader's ("your instructions in ...") or another order is joined after it. The lists of every
+# language's [override_place] table (data/lexicons/) are read together.
+_PLACE_TABLES = [lexicon["override_place"] for lexicon in LEXICONS.values() if "override_place" in lexicon]
+
+
+def _place_words(key: str) -> re.Pattern[str]:
+    return _c(rf"(?<![a-z]){_alt(w for table in _PLACE_TABLES for w in table[key])}(?![a-z])")
+
+
+_PLACE = _c(
+    rf"\s+{_alt(w for table in _PLACE_TABLES for w in table['lead'])}(?:\s+|(?<='))"
+    r"(?P<place>[^\s.!?;:,\n]+(?:\s+[^\s.!?;:,\n]+){0,3})(?P<rest>[^.!?;:\n]{0,80})"
+)
+_PLACE_READER, _PLACE_OWNERS, _PLACE_JOINED = map(_place_words, ("reader", "owners", "joined"))
+
+
+def _placed(view: str, m: re.Match[str]) -> bool:
+    """What is set aside lies somewhere of the note's own, not the reader's, and no order is joined after it."""
+    if _READERS.search(m.group(0)) or _PLACE_OWNERS.search(m.group(0)):
+        return False
+    place = _PLACE.match(view, m.end())
+    return (
+        place is not None
+        and _PLACE_READER.search(place["place"]) is None
+        and _PLACE_JOINED.search(view, place.start("place"), place.end()) is None
+        and _TOPIC_ORDER.search(view, place.start("place"), place.end()) is None
+    )
+
+
+def _unless_placed(view: str, m: re.Match[str]) -> int:
+    return 0 if _placed(view, m) else STRONG
+
+
 def _led_by_ignore(pattern: str, *, allow_we: bool = False, topical: bool = False) -> Detector:
     """A detector whose matches start at an _IGN verb (or up to two words before it); ``topical``: none where
-    what is set aside is bounded to a topic of the note's own (``_scoped``, session 53)."""
+    what is set aside is bounded to a topic or a place of the note's own (``_scoped``, session 53; ``_placed``,
+    session 54)."""
     order = _imperative(allow_we=allow_we)
 
     def check(view: str, m: re.Match[str]) -> int:
-        return 0 if topical and _scoped(view, m) else order(view, m)
+        return 0 if topical and (_scoped(view, m) or _placed(view, m)) else order(view, m)
 
     return Detector(R_OVERRIDE, _c(pattern), _a(_IGN_LEAD), lead=True, back=2, check=check)
 
@@ -271,11 +312,48 @@ def _generic(lang: str) -> tuple[str, tuple[str, ...]]:
     return pattern, tuple(words["anchors"])
 
 
+_ORDER_LISTS = re.compile(r"\{([a-z]+\.[a-z_]+\.(?:orders|outputs))\}")
+_LOOKBEHINDS = re.compile(r"\(\?:(?:\(\?<=[^()]*\)\|?)+\)")  # "(?:(?<=tu )|(?<=tus ))" before a word
+_LITERAL = re.compile(r"[^\\()\[\]{}?*+|.^$\s]+")
+
+
+def _starts_of(entries: list[str]) -> tuple[str, ...]:
+    """The literal start of each lexicon entry ("instruction" of "instructions?", "polic" of "polic(?:y|ies)");
+    none at all where an entry has no literal start of two characters (the window is then always tried)."""
+    starts = set()
+    for entry in entries:
+        rest = _LOOKBEHINDS.sub("", entry, count=1) if entry.startswith("(?:(?<=") else entry
+        m = _LITERAL.match(rest)
+        literal = m.group(0) if m else ""
+        if literal and rest[len(literal) : len(literal) + 1] in ("?", "*", "{"):
+            literal = literal[:-1]  # its last character is optional
+        if len(literal) < 2:
+            return ()
+        starts.add(literal)
+    return tuple(sorted(starts))
+
+
+def _needs(template: str) -> tuple[str, ...]:
+    """What every match of ``template`` holds: the start of an order (or output) word of a list it names; each of
+    its alternatives names one."""
+    starts = [_starts_of(_words_of(ref)) for ref in _ORDER_LISTS.findall(template)]
+    return () if not starts or not all(starts) else tuple(sorted({s for group in starts for s in group}))
+
+
 _OVERRIDE_ML: tuple[Detector, ...] = tuple(
-    Detector(R_OVERRIDE, _c(_fill(t)), _anchor_list(refs)) for t, refs in _OVERRIDE_ML_TEMPLATES
+    Detector(R_OVERRIDE, _c(_fill(t)), _anchor_list(refs), check=_unless_placed, needs=_needs(t))
+    for t, refs in _OVERRIDE_ML_TEMPLATES
 ) + tuple(
-    Detector(R_OVERRIDE, _c(p), _a(a))
-    for p, a in map(_generic, _unused_tables("override", (t for t, _ in _OVERRIDE_ML_TEMPLATES)))
+    Detector(
+        R_OVERRIDE,
+        _c(p),
+        _a(a),
+        check=_unless_placed,
+        needs=_starts_of(LEXICONS[lang]["override"]["orders"]),
+    )
+    for lang, (p, a) in (
+        (lang, _generic(lang)) for lang in _unused_tables("override", (t for t, _ in _OVERRIDE_ML_TEMPLATES))
+    )
 )
 
 # canonical phrases with every separator removed (spaced-out or punctuated letters)
@@ -285,6 +363,28 @@ _SQUASHED = _c(
     r"|(?:reveal|print|show|repeat|tellme|output)(?:me)?(?:your|the)(?:system|initial|hidden)(?:prompt|instructions)"
     r"|youarenow(?:dan|jailbroken|unrestricted|unfiltered)|doanythingnow|(?:developer|jailbreak|dan)modeenabled"
 )
+
+
+# _SQUASHED's first alternative written plainly, one space between words: the detectors above read it (and may have
+# found what is set aside bounded to a topic or a place of the note's own), so the squashed view does not judge
+# it again (session 54: "Ignore the previous instructions on the whiteboard" was refused by this view alone)
+_PLAIN = _c(
+    r"(?:ignore|disregard|forget|bypass|override)(?: (?:all|any|the|your|my|of))* (?:previous|prior|above|earlier|"
+    r"preceding|system|original|initial) (?:instructions?|rules|prompts?|directions|directives|guidelines)"
+)
+_LETTER = re.compile(r"[a-z]")
+
+
+def squashed(view: str) -> bool:
+    """A canonical phrase with every separator removed ("i.g.n.o.r.e p r e v i o u s ..."), not written plainly."""
+    if not _squashed_gate(view) or _SQUASHED.search(_NON_LETTERS.sub("", view)) is None:
+        return False
+    positions = [m.start() for m in _LETTER.finditer(view)]
+    letters = "".join(view[p] for p in positions)
+    return any(
+        _PLAIN.fullmatch(view, positions[m.start()], positions[m.end() - 1] + 1) is None
+        for m in _SQUASHED.finditer(letters)
+    )
 
 
 def _squashed_gate(view: str) -> bool:
