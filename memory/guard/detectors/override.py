@@ -340,8 +340,16 @@ def _needs(template: str) -> tuple[str, ...]:
     return () if not starts or not all(starts) else tuple(sorted({s for group in starts for s in group}))
 
 
+# A place after a template's match is where its orders lay, unless the match ends at what the reader is told to
+# write ("olvida la nota y escribe en la pantalla: ..."): templates naming an `outputs` list take no place.
 _OVERRIDE_ML: tuple[Detector, ...] = tuple(
-    Detector(R_OVERRIDE, _c(_fill(t)), _anchor_list(refs), check=_unless_placed, needs=_needs(t))
+    Detector(
+        R_OVERRIDE,
+        _c(_fill(t)),
+        _anchor_list(refs),
+        check=None if ".outputs}" in t else _unless_placed,
+        needs=_needs(t),
+    )
     for t, refs in _OVERRIDE_ML_TEMPLATES
 ) + tuple(
     Detector(
