@@ -56,7 +56,7 @@ _READERS = _c(r"\b(?:your|yours|the assistant's|the ai's|the model's)\b")
 _NEXT_ORDER = _c(
     r"[.!?;:\n]\s*(?:please\s+|now\s+|just\s+|then\s+|instead\s+)?"
     rf"(?:{_OUTPUT_VERB}|{_IGN}|share|give|send|reveal|show|help|act|pretend|do|forward|tell|email|transfer|"
-    r"disclose|leak|print|from now on|you are|you're|you must|you will)(?![a-z])"
+    r"disclose|leak|print|from now on|you must)(?![a-z])"
 )
 
 
