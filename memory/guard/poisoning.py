@@ -4,7 +4,8 @@ How it works
 ------------
 1. **Views** (``normalize``, ``decoders``).  The text is folded (NFKC, invisible characters dropped, lower case,
    Latin/Greek accents removed, typographic quotes straightened, a run of more than three blanks squeezed).  Obfuscated forms get extra views: leetspeak,
-   spaced-out letters, Cyrillic/Greek look-alikes inside Latin words, and decoded payloads (base64, hex, binary,
+   spaced-out letters, Cyrillic/Greek look-alikes inside Latin words, an attack's words misspelled (``typos``),
+   and decoded payloads (base64, hex, binary,
    decimal codes, Morse, Caesar/ROT13, reversed text, pig latin, Unicode tag characters, variation-selector
    and zero-width steganography).  Every view is scanned the same way.
 2. **Detectors** (``detectors/``, word lists in ``data/lexicons/``).  Each detector is a regex for one
@@ -61,6 +62,7 @@ from .engine import (
     Detector,
 )
 from .normalize import _INVISIBLE, _NON_LETTERS, base_view, obfuscated_views
+from .typos import misspelled_views
 
 scan_view = SCANNER.scan
 
@@ -124,6 +126,10 @@ def _poisoning(text: str, depth: int) -> str | None:
         reason = scan_view(snippet)
         if reason is not None:
             return f"{reason} (obfuscated)"
+    for snippet in misspelled_views(view):
+        reason = scan_view(snippet)
+        if reason is not None:
+            return f"{reason} (misspelled)"
     if depth < 2:  # an encoding inside an encoding is followed once more, no further
         for how, decoded in _decoded_payloads(nfkc):
             inner = _poisoning(decoded, depth + 1)
