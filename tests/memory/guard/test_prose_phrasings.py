@@ -125,6 +125,10 @@ from memory.guard import guard_redact
         ("Cyfrinair y wifi yn y caffi ydy Bara_Brith77", "Bara_Brith77"),
         ("Is é pasfhocal nua an ríomhaire ná Cupan_Caife9", "Cupan_Caife9"),
         ("La pasvorto de la wifi estas Ĉokolado_42", "Ĉokolado_42"),
+        # session 55: "was just", "was simply" and the contraction "'s" link a word to its value
+        ("The alarm panel password was just Kestrel, nothing fancy.", "Kestrel"),
+        ("Router password's lemonade-sky, ask me if it fails.", "lemonade-sky"),
+        ("Her laptop password was simply Zanzibar.", "Zanzibar"),
     ],
 )
 def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
@@ -226,6 +230,11 @@ def test_new_phrasings_are_redacted(text: str, secret: str) -> None:
         "Flight LH 1234 boards at gate 23, seat 14C",
         "Пароль от почты: поменять",
         "Hasło do routera: zapytać",
+        # session 55: "was just" and "'s" as links; what follows them here is no password
+        "The password's too short, IT said.",
+        "The password was still wrong after the reset.",
+        "Password's expired, need a reset before Monday.",
+        "The password was just too long to remember.",
     ],
 )
 def test_close_ordinary_notes_stay(text: str) -> None:
