@@ -20,6 +20,10 @@ the threshold from its validation side; (B) weights from all four folds, the thr
 inner folds, three ordinary texts allowed); (C) weights from all four folds at (A)'s threshold, ``train``'s way
 since session 54. Printed: each way's recall of the short public injections and the written directives, and the
 pooled benign requests and ordinary texts it rejects, over the five outer folds.
+
+``--dropout`` (session 55; ``train.fit``) trains every model of either mode with that share of each window's
+features dropped in each step; its default is ``train.DROPOUT``, the shipped model's, and ``--dropout 0`` trains as
+before session 55.
 """
 
 from __future__ import annotations
@@ -34,7 +38,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from bench.guard.splits import SEED, Item, _bucket, directives, training_side
-from bench.guard.train import ORDINARY, choose_threshold, fit, short_threshold, training_items, window_rows
+from bench.guard.train import (
+    DROPOUT,
+    ORDINARY,
+    choose_threshold,
+    fit,
+    short_threshold,
+    training_items,
+    window_rows,
+)
 from memory.guard.model import SHORT, best_window, read, scored
 
 ATTACKS = ("s-labs", "neuralchemy", "yanismiraoui", "directives-written", "cyberseceval", "bipia-bare")
@@ -61,6 +73,7 @@ def out_of_fold(
     l2: float,
     iterations: int,
     nb_alpha: float,
+    dropout: float = 0.0,
 ) -> list[tuple[Item, float, int]]:
     """(item, score, words of prose) for every item, each scored by the model of the folds it is not in."""
     rows_of = {id(i): window_rows(i) for i in items}
@@ -77,7 +90,13 @@ def out_of_fold(
                 labels.append(int(item.attack))
                 groups.append(item.dataset)
         w, b = fit(
-            rows, np.array(labels, dtype=np.float64), groups, l2=l2, iterations=iterations, nb_alpha=nb_alpha
+            rows,
+            np.array(labels, dtype=np.float64),
+            groups,
+            l2=l2,
+            iterations=iterations,
+            nb_alpha=nb_alpha,
+            dropout=dropout,
         )
         w = w.astype(np.float16).astype(np.float32)  # as shipped
         for item in [*items, *lookalikes]:
@@ -108,12 +127,18 @@ def report(judged: Sequence[tuple[Item, float, int]], *, target: float, ordinary
 
 
 def _fitted(
-    items: Sequence[Item], rows_of: dict[int, list[list[int]]], *, l2: float, iterations: int, nb_alpha: float
+    items: Sequence[Item],
+    rows_of: dict[int, list[list[int]]],
+    *,
+    l2: float,
+    iterations: int,
+    nb_alpha: float,
+    dropout: float = 0.0,
 ) -> tuple[np.ndarray, float]:
     rows = [row for item in items for row in rows_of[id(item)]]
     labels = np.array([float(item.attack) for item in items for _ in rows_of[id(item)]])
     groups = [item.dataset for item in items for _ in rows_of[id(item)]]
-    w, b = fit(rows, labels, groups, l2=l2, iterations=iterations, nb_alpha=nb_alpha)
+    w, b = fit(rows, labels, groups, l2=l2, iterations=iterations, nb_alpha=nb_alpha, dropout=dropout)
     return w.astype(np.float16).astype(np.float32), b  # as shipped
 
 
@@ -135,13 +160,14 @@ def nested(
     iterations: int,
     nb_alpha: float,
     target: float,
+    dropout: float = 0.0,
 ) -> str:
     """The three ways of ``--nested`` (the module's docstring), each scored on the outer fold it never saw."""
     texts = {id(i): read(i.text) for i in [*items, *lookalikes]}
     rows_of = {id(i): window_rows(i) for i in items}
 
     def fitted(among: Sequence[Item]) -> tuple[np.ndarray, float]:
-        return _fitted(among, rows_of, l2=l2, iterations=iterations, nb_alpha=nb_alpha)
+        return _fitted(among, rows_of, l2=l2, iterations=iterations, nb_alpha=nb_alpha, dropout=dropout)
 
     def judged(w: np.ndarray, b: float, among: Sequence[Item]) -> list[tuple[Item, float, int]]:
         return [(i, best_window(w, b, texts[id(i)][1]), texts[id(i)][0]) for i in among]
@@ -192,6 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=600)
     parser.add_argument("--nb-alpha", type=float, default=1.0)
     parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--dropout", type=float, default=DROPOUT)
     parser.add_argument("--target-fp", type=float, default=0.01)
     parser.add_argument("--ordinary-allowed", type=int, default=4)
     parser.add_argument("--nested", action="store_true", help="compare ways of training (the docstring)")
@@ -199,7 +226,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     items = training_items()
     if args.nested:
-        options = {"l2": args.l2, "iterations": args.iterations, "nb_alpha": args.nb_alpha}
+        options = {
+            "l2": args.l2,
+            "iterations": args.iterations,
+            "nb_alpha": args.nb_alpha,
+            "dropout": args.dropout,
+        }
         print(nested(items, directives("tune"), target=args.target_fp, **options))
         print(f"{len(items)} texts in {time.perf_counter() - started:.0f} s")
         return 0
@@ -210,6 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         l2=args.l2,
         iterations=args.iterations,
         nb_alpha=args.nb_alpha,
+        dropout=args.dropout,
     )
     print(report(judged, target=args.target_fp, ordinary_allowed=args.ordinary_allowed))
     print(f"{len(judged)} texts out of fold in {time.perf_counter() - started:.0f} s")

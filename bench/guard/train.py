@@ -64,6 +64,7 @@ trained again on every tuning text, the validation fifth too, at the thresholds 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import time
@@ -110,6 +111,8 @@ FLOOR, CEILING = 0.5, 0.999  # what an enterprise may set the threshold to
 # put it at 0.80 in session 42 (no short benign text of validation above it), under "Read me first." (0.87),
 # which no set holds: a score resting on five to seven features is believed only when the model is sure.
 SHORT_FLOOR = 0.95
+# Of each window's features, the share dropped at random in each step of training (session 55; ``fit``).
+DROPOUT = 0.3
 
 
 def window_rows(item: Item) -> list[list[int]]:
@@ -142,13 +145,19 @@ def fit(
     l2: float,
     iterations: int,
     nb_alpha: float = 0.0,
+    dropout: float = 0.0,
 ) -> tuple[np.ndarray, float]:
     """Each class weighs half, and within a class each data set the same: LoCoMo's thousands of turns
     would otherwise drown NotInject's few hundred look-alikes, the benign texts most like attacks.
 
     ``nb_alpha`` > 0: each feature's input is ``(1 + |log_count_ratios|) / 2`` instead of 1, so a word that
     tells the classes apart moves further per step and is shrunk less by the L2 than a word both classes use;
-    the scales are folded into the weights returned, so the model scores as before (``model.logit``)."""
+    the scales are folded into the weights returned, so the model scores as before (``model.logit``).
+
+    ``dropout`` > 0: in each step, each feature of each window is left out with that chance and the ones kept
+    weigh ``1 / (1 - dropout)`` (dropout as regularisation, Wager, Wang and Liang, 2013): an attack must be told by
+    more than the one pair of words the training texts happen to share, so phrasings the data never held score
+    nearer. Seeded: the same data trains the same weights."""
     scales = (1.0 + np.abs(log_count_ratios(rows, labels, nb_alpha))) / 2 if nb_alpha > 0 else None
     indices = np.concatenate([np.asarray(r, dtype=np.int64) for r in rows])
     values = scales[indices] if scales is not None else np.ones(len(indices))
@@ -166,11 +175,15 @@ def fit(
     b = 0.0
     m_w, v_w, m_b, v_b = np.zeros_like(w), np.zeros_like(w), 0.0, 0.0
     lr, beta1, beta2, eps = 0.05, 0.9, 0.999, 1e-8
+    rng = np.random.default_rng(0)
+    kept = values
     for step in range(1, iterations + 1):
-        z = b + np.bincount(row_of, weights=w[indices] * values, minlength=len(rows)) * scale
+        if dropout > 0:
+            kept = values * (rng.random(len(indices)) >= dropout) / (1.0 - dropout)
+        z = b + np.bincount(row_of, weights=w[indices] * kept, minlength=len(rows)) * scale
         p = 1.0 / (1.0 + np.exp(-z))
         err = (p - labels) * sample
-        g_w = np.bincount(indices, weights=(err * scale)[row_of] * values, minlength=DIMENSIONS) + l2 * w
+        g_w = np.bincount(indices, weights=(err * scale)[row_of] * kept, minlength=DIMENSIONS) + l2 * w
         g_b = float(err.sum())
         m_w = beta1 * m_w + (1 - beta1) * g_w
         v_w = beta2 * v_w + (1 - beta2) * g_w * g_w
@@ -237,6 +250,7 @@ def training_arguments(
     target_fp: float,
     floor: float = 0.5,
     nb_alpha: float | None = None,
+    dropout: float | None = None,
 ) -> argparse.Namespace:
     """The options every training script of bench/guard takes, with its own defaults."""
     parser = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
@@ -246,6 +260,8 @@ def training_arguments(
     parser.add_argument("--floor", type=float, default=floor, help="the lowest threshold the rule may choose")
     if nb_alpha is not None:  # the poisoning model's; the password tagger's features stay plain
         parser.add_argument("--nb-alpha", type=float, default=nb_alpha, help="0: plain features (see fit)")
+    if dropout is not None:
+        parser.add_argument("--dropout", type=float, default=dropout, help="0: no feature dropout (see fit)")
     return parser.parse_args(argv)
 
 
@@ -294,13 +310,14 @@ def trained(
         l2=args.l2,
         iterations=args.iterations,
         nb_alpha=args.nb_alpha,
+        dropout=args.dropout,
     )
     return w.astype(np.float16).astype(np.float32), b, rows, labels
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = training_arguments(
-        argv, __doc__, l2=2e-7, iterations=600, target_fp=0.01, floor=FLOOR, nb_alpha=1.0
+        argv, __doc__, l2=2e-7, iterations=600, target_fp=0.01, floor=FLOOR, nb_alpha=1.0, dropout=DROPOUT
     )
     started = time.perf_counter()
     items = training_items()
@@ -325,11 +342,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Shipped: the same training on every tuning text, the validation fifth too, at the threshold chosen above
     # (session 54; crossval.py --nested: more recall at the same false rejections than the 80% model's)
     w, b, rows, labels = trained(items, args)
-    version = time.strftime("%Y.%m.%d")
+    # the day, and the weights' own digest: two trainings of one day are told apart
+    version = f"{time.strftime('%Y.%m.%d')}+{hashlib.sha256(w.astype(np.float16).tobytes()).hexdigest()[:8]}"
     np.savez_compressed(WEIGHTS, weights=w.astype(np.float16), bias=np.float64(b))
     card = {
         "version": version,
-        "kind": "logistic regression (each feature scaled by its naive Bayes log-count ratio, folded into the weights) over hashed words and word pairs of the rules' base view with leetspeak and look-alike letters undone (lone letters and digits left out), windows of 64 tokens, abstains below three words, and below five rejects only at the short threshold (memory/guard/model.py)",
+        "kind": "logistic regression (each feature scaled by its naive Bayes log-count ratio, folded into the weights; trained with feature dropout) over hashed words and word pairs of the rules' base view with leetspeak and look-alike letters undone (lone letters and digits left out), windows of 64 tokens, abstains below three words, and below five rejects only at the short threshold (memory/guard/model.py)",
         "threshold": round(threshold, 6),
         "short_threshold": round(short_bar, 6),
         "threshold_floor": FLOOR,
@@ -363,6 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "l2": args.l2,
             "iterations": args.iterations,
             "nb_alpha": args.nb_alpha,
+            "dropout": args.dropout,
         },
         "validation": {
             "benign": len(benign),
