@@ -20,7 +20,7 @@ from .redaction import redact
 from .result import REJECTED_PREFIX, GuardResult, Redaction, rejection_message
 
 # Bump whenever a rule or the model changes: stored memories scanned with older rules are re-scanned.
-RULES_VERSION = "2026.12.30"
+RULES_VERSION = "2026.12.31"
 R_MODEL = "text that reads as instructions to an AI reader (learned detector, score {score:.2f})"
 
 

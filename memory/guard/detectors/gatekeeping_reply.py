@@ -189,9 +189,12 @@ _CHOICE = _c(
 # What kind of answer is wanted, not a fixed text: "reply only with the ticket number", "reply with the name
 # of the on-call engineer and nothing else".
 DESCRIBED_ANSWER = _c(
-    r"\s*(?:(?:only|just|exactly|simply|solely)\s+)?(?:with\s+|in\s+)?(?:the|a|an|your|their|its|his|her)\s+(?:\w+\s+){0,2}?(?:name|names|number|numbers|id|ids|"
+    r"\s*(?:(?:only|just|exactly|simply|solely)\s+)?(?:with\s+|in\s+)?(?:(?:only|just|exactly|simply|solely)\s+)?"
+    r"(?:the|a|an|your|their|its|his|her)\s+(?:[\w-]+\s+){0,2}?(?:name|names|number|numbers|id|ids|"
     r"date|dates|time|times|total|sum|result|results|answer|title|price|amount|url|link|address|email|count|figure|"
-    r"status|value|translation|summary|list|word\s+count|plural|spelling|reference|code\s+of)\b(?!\s*['\"“«\d])"
+    r"status|value|translation|summary|list|word\s+count|plural|spelling|reference|code\s+of|"
+    # session 55: what a correction or a conversion makes ("reply only with the corrected sentence")
+    r"sentences?|paragraph|version|json|query|table|category|label|rating|score|percentage)\b(?!\s*['\"“«\d])"
 )
 
 
