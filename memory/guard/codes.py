@@ -35,6 +35,7 @@ from .lexicon import (
     _lower,
     _tokens,
     _trim,
+    every_spoken_number_word,
     glued_digits,
     not_passwords,
     number_word_languages,
@@ -537,8 +538,11 @@ def spoken_numbers(text: str, phrases: list[tuple[int, int, str, str]]) -> list[
         return []
     # where a word of a number of two digits stands, in any language: a code word with none after it is passed
     own = spoken_number_words()
-    every = frozenset().union(*own.values())
-    numbers = [(m.start(), m.group()) for m in _LETTER_RUN.finditer(lowered(text)) if m.group() in every]
+    every = every_spoken_number_word()
+    low = lowered(text)
+    if every.isdisjoint(_LETTER_RUN.findall(low)):  # most texts: no such word, and no position to find
+        return []
+    numbers = [(m.start(), m.group()) for m in _LETTER_RUN.finditer(low) if m.group() in every]
     if not numbers:
         return []
     starts = [at for at, _ in numbers]

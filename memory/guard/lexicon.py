@@ -120,6 +120,12 @@ def spoken_number_words() -> dict[str, frozenset[str]]:
     }
 
 
+@functools.cache
+def every_spoken_number_word() -> frozenset[str]:
+    """``spoken_number_words`` of every language, in one set."""
+    return frozenset().union(*spoken_number_words().values())
+
+
 _LETTER_RUN = re.compile(r"[^\W\d_]+")
 
 
