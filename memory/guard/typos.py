@@ -2,7 +2,7 @@
 instrcutions", "forgetttttt your traininggggg"): views with them spelled right, for the rules to read
 (``poisoning._poisoning``, after the obfuscated views; the words: ``data/typos.toml``)::
 
-    the base view ──> its tokens of letters, five or more, each examined once
+    the base view ──> its runs of five letters or more, each examined once
                   ──> a run of one letter three times or more squeezed to one ("forgetttttt" -> forget)
                   ──> a token no listed word begins and no listed real word, within one edit of a listed word
                       of six or seven letters, two of a longer one (a swap of neighbours is one edit):
@@ -28,6 +28,8 @@ from .normalize import _snippets
 _TOKEN = re.compile(r"(?<![a-z0-9])[a-z]{1,24}(?![a-z0-9])")
 _RUN = re.compile(r"([a-z])\1{2,}")
 _MIN_TOKEN = 5
+# the candidates: runs of letters as long as a token examined
+_LONG_RUN = re.compile(rf"[a-z]{{{_MIN_TOKEN},}}")
 
 
 @functools.cache
@@ -106,10 +108,14 @@ def misspelled_views(view: str) -> Iterator[str]:
     spelled right and, where there is one, chat's short forms read out; nothing where no listed word is
     misspelled."""
     *_, short = _tables()
-    # each distinct token once (a 1 kB note's ~180 words are ~110 tokens); the spans only where one is misspelled
-    fixed = {t: right for t in set(_TOKEN.findall(view)) if len(t) >= _MIN_TOKEN and (right := spelled(t))}
+    # each distinct run of letters once (a 1 kB note's ~180 words are ~110 runs), the spans of the tokens only where
+    # one is misspelled: most texts stop after one findall
+    fixed = {t: right for t in set(_LONG_RUN.findall(view)) if (right := spelled(t))}
     if not fixed:
         return
     replaced = {**short, **fixed}
-    spans = [m.span() for m in _TOKEN.finditer(view) if m.group() in replaced]
-    yield from _snippets(view, spans, lambda token: replaced.get(token, token))
+    spans = [m.span() for m in _TOKEN.finditer(view) if m.group() in fixed or m.group() in short]
+    if any(
+        view[s:e] in fixed for s, e in spans
+    ):  # a run glued to a digit ("egnore2") is no token: nothing to fix
+        yield from _snippets(view, spans, lambda token: replaced.get(token, token))
