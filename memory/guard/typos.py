@@ -28,6 +28,7 @@ from .normalize import _snippets
 _TOKEN = re.compile(r"(?<![a-z0-9])[a-z]{1,24}(?![a-z0-9])")
 _RUN = re.compile(r"([a-z])\1{2,}")
 _MIN_TOKEN = 5
+_MAX_SPANS = 500
 # the candidates: runs of letters as long as a token examined
 _LONG_RUN = re.compile(rf"[a-z]{{{_MIN_TOKEN},}}")
 
@@ -114,7 +115,8 @@ def misspelled_views(view: str) -> Iterator[str]:
     if not fixed:
         return
     replaced = {**short, **fixed}
-    spans = [m.span() for m in _TOKEN.finditer(view) if m.group() in fixed or m.group() in short]
+    # at most 500, as the obfuscated views (normalize.py): 100 kB of "sistem ok" would be read again whole
+    spans = [m.span() for m in _TOKEN.finditer(view) if m.group() in fixed or m.group() in short][:_MAX_SPANS]
     if any(
         view[s:e] in fixed for s, e in spans
     ):  # a run glued to a digit ("egnore2") is no token: nothing to fix

@@ -75,3 +75,9 @@ def test_a_long_note_is_read_around_the_misspelling_only() -> None:
     assert views and all(len(v) < len(note) / 2 for v in views)
     assert any("ignore previous instructions" in v for v in views)
     assert guard_poisoning(note) is not None
+
+
+def test_a_text_full_of_misspellings_is_read_again_only_around_its_first_500() -> None:
+    """100 kB of "sistem ok" would otherwise be scanned a second time whole (the obfuscated views' bound too)."""
+    view = base_view("sistem ok " * 10_000)
+    assert sum(len(v) for v in misspelled_views(view)) < 10_000
