@@ -22,7 +22,7 @@ import re
 import tomllib
 from collections.abc import Iterator
 
-from .engine import DATA
+from .engine import _WINDOW, DATA
 from .normalize import _snippets
 
 _TOKEN = re.compile(r"(?<![a-z0-9])[a-z]{1,24}(?![a-z0-9])")
@@ -114,10 +114,12 @@ def misspelled_views(view: str) -> Iterator[str]:
     fixed = {t: right for t in set(_LONG_RUN.findall(view)) if (right := spelled(t))}
     if not fixed:
         return
+    # the misspelled tokens (a run glued to a digit, "egnore2", is none), at most 500 as the obfuscated views
+    # (normalize.py: 100 kB of "sistem ok" would be read again whole), and the short forms among them
+    spans = [m.span() for m in _TOKEN.finditer(view) if m.group() in fixed][:_MAX_SPANS]
+    if not spans:
+        return
+    lo, hi = max(0, spans[0][0] - _WINDOW), spans[-1][1] + _WINDOW
+    spans += [m.span() for m in _TOKEN.finditer(view, lo, hi) if m.group() in short and m.end() < hi]
     replaced = {**short, **fixed}
-    # at most 500, as the obfuscated views (normalize.py): 100 kB of "sistem ok" would be read again whole
-    spans = [m.span() for m in _TOKEN.finditer(view) if m.group() in fixed or m.group() in short][:_MAX_SPANS]
-    if any(
-        view[s:e] in fixed for s, e in spans
-    ):  # a run glued to a digit ("egnore2") is no token: nothing to fix
-        yield from _snippets(view, spans, lambda token: replaced.get(token, token))
+    yield from _snippets(view, sorted(spans), lambda token: replaced.get(token, token))
