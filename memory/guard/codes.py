@@ -539,10 +539,7 @@ def spoken_numbers(text: str, phrases: list[tuple[int, int, str, str]]) -> list[
     # where a word of a number of two digits stands, in any language: a code word with none after it is passed
     own = spoken_number_words()
     every = every_spoken_number_word()
-    low = lowered(text)
-    if every.isdisjoint(_LETTER_RUN.findall(low)):  # most texts: no such word, and no position to find
-        return []
-    numbers = [(m.start(), m.group()) for m in _LETTER_RUN.finditer(low) if m.group() in every]
+    numbers = [(m.start(), m.group()) for m in _LETTER_RUN.finditer(lowered(text)) if m.group() in every]
     if not numbers:
         return []
     starts = [at for at, _ in numbers]
