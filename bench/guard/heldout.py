@@ -120,8 +120,10 @@ BASELINE = "e0e5461"  # the last commit before issue 19: the guard as it was (ru
 
 
 SESSION_START = "29d045f"  # the guard before session 34's changes to passwords in prose
-LAST_SESSION = "fce3ba5"  # the guard before session 54's changes (places set aside; the model trained on all)
-THIS_SESSION = "cbb2a51"  # the guard before session 55's changes (misspelled words)
+LAST_SESSION = "cbb2a51"  # the guard before session 55's changes (misspelled words)
+THIS_SESSION = (
+    "b5b3c02"  # the guard before session 56's changes (a verb before the word: "changed the password to X")
+)
 
 
 def prose_table(lines: list[str]) -> None:

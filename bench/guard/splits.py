@@ -599,6 +599,10 @@ PROSE_SETS = (
         "heldout64",
         "session 52: the hard phrasings (the value before its word or a sentence away, no credential word, plain words, spelled-out digits, corrections, tables, chats and threads, abbreviations, security answers, backup codes), 50% English and 40 other languages, by a forty-eighth helper before the session's changes; measured once by 756da51 (0.670 found, 2 of 200 altered), then read",
     ),
+    (
+        "heldout65",
+        "session 56: the whole range with the plain brief, 55% English and 32 other languages, by a forty-ninth helper before the session's changes; measured by b5b3c02 (the session's start: 0.930 found, 4 of 200 altered) and as shipped, never read: **blind**",
+    ),
 )
 PROSE_SET_NAMES = tuple(name for name, _ in PROSE_SETS)
 # Never read and never trained on (the learned tagger, bench/guard/train_credentials.py): the blind figure.
@@ -617,6 +621,7 @@ BLIND_PROSE = (
     "heldout59",
     "heldout61",
     "heldout63",
+    "heldout65",
 )
 
 
@@ -714,6 +719,9 @@ def directives(part_name: str) -> list[Item]:
 # other languages), written at the same time, was measured once by 756da51 (0.487 of attacks; false authorisation
 # 58 of 160), then read by the helpers that broadened the ``[gate]`` tables (``READ_DIRECTIVES``: read, never
 # trained on, reported whole).
+# Session 56: ``heldout26``, written with the plain brief (50% English, 32 other languages) at the session's start,
+# was measured by b5b3c02 (the session's start: 0.754 of attacks, false authorisation 40 of 80, 2 of 200
+# look-alikes, meta 9 of 40) and as shipped: blind.
 WRITTEN_DIRECTIVES = (
     "heldout2",
     "train1",
@@ -758,6 +766,7 @@ BLIND_DIRECTIVES = (
     "heldout23",
     "heldout24",
     "heldout25",
+    "heldout26",
 )
 # Read by the rules' authors (their misses shown), never trained on: measured whole beside the blind sets.
 READ_DIRECTIVES = ("train19",)

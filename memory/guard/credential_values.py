@@ -452,3 +452,49 @@ def find_password_shaped(text: str) -> list[tuple[int, int]]:
             continue  # an address, a dotted name
         spans.append((s, e))
     return spans
+
+
+# What a password is made of, said before the value itself: "the password is my dog's name, Biscuit", "... is the
+# company name backwards, emca", "... is the invoice date: 14.02.2024"
+_DESCRIBED = re.compile(
+    r"(?i)(?:the|my|his|her|our|their|your|its|[a-z]+['’]s)\s+(?P<what>(?:[\w'’-]+\s+){0,6}?[\w'’-]+)"
+    r"\s*(?:,|:|\s[-–—])\s*(?=\S)"
+)
+# The words that say what a value is made of
+_KIND_WORDS = frozenset({"name", "names", "nickname", "surname", "date", "birthday", "birthdate", "year", "number",
+                         "numbers", "initials", "word", "street", "town", "city", "place", "team", "club", "song",
+                         "band", "movie", "film", "book", "pet", "dog", "cat", "maiden", "plate", "postcode", "zip",
+                         "anniversary", "model", "colour", "color", "food", "dish", "hero", "character", "backwards",
+                         "reversed", "capitals", "plus", "digits", "letters", "code", "address", "school"})  # fmt: skip
+_DESCRIBED_VALUE = re.compile(r"(?:[A-Z][a-z]{0,2}\.\s)?[^\s,;()]*[^\s,;().!?:'\"’”](?:\s[A-Z][\w'’-]*\w)*")
+
+
+def described_value(text: str, start: int) -> tuple[int, int] | None:
+    """The value after what it is made of, in English, at ``start`` (after a link): ``_DESCRIBED``, its words naming
+    a kind of value (``_KIND_WORDS``), then one token or a name of up to three capitalised words that ends its
+    clause ("Mr. Whiskers", "Pelican Brief"): a word that could be a password, a name, three digits or more, a
+    date. "the password is the name of the street, not the number" and "my cat's name, which you know" are talk."""
+    m = _DESCRIBED.match(text, start)
+    if m is None or _KIND_WORDS.isdisjoint(m.group("what").lower().split()):
+        return None
+    v = _DESCRIBED_VALUE.match(text, m.end())
+    if v is None:
+        return None
+    s, e = v.span()
+    value = text[s:e]
+    after = text[e : e + 2]
+    if not (after == "" or after[0] in ",;()\n" or after in (". ", ".\n", "! ", "!\n") or e == len(text) - 1):
+        return None  # the clause goes on: not a value of its own
+    first = value.split()[0].rstrip(".").lower()
+    if first in _stopwords() or first in _describing():
+        return None
+    if " " in value:  # "Mr Whiskers", "Pelican Brief": a name's capitals
+        return (s, e) if all(w[:1].isupper() for w in value.split()) else None
+    digits = sum(c.isdigit() for c in value)
+    if digits >= 3 and (value.isdigit() or _DATE.fullmatch(value) or plausible(value)):
+        return s, e
+    named = (
+        value.isalpha() and value[1:].islower() and len(value) >= 3 + value.islower()
+    ) and value.isascii()
+    mixed = value.isalnum() and len(value) >= 4 and not value.isalpha() and not value.isdigit()  # "MJTA42"
+    return (s, e) if named or mixed or (plausible(value) and len(value) >= 4) else None

@@ -56,6 +56,7 @@ from .credential_values import (
     _lettered,
     _passphrase,
     _policy_shaped,
+    described_value,
     find_password_shaped,
     joined_words,
     named_before,
@@ -114,6 +115,20 @@ _ASIDE_TOKENS = 14
 # contabilidade: ...", "root password on the Raspberry Pi running the greenhouse sensors is X")
 _DESCRIBED_TOKENS = _MAX_GAP_TOKENS + 2
 
+# A verb that gives a password its value, a few words before the credential word: "I changed the (wifi)
+# password to X", "set the BIOS supervisor password to X" (English: the "to" is)
+_SET_BEFORE = re.compile(
+    r"(?i)\b(?:set|reset|changed?|changing|updated?|updating|switched|rotated|made)(?:\s+[\w'’-]+){0,5}\s+\Z"
+)
+
+# The verb of a purpose after "to" ("we reset the password to continue"), not a password's value
+_PURPOSE = frozenset({"continue", "proceed", "unlock", "login", "logon", "signin", "access", "recover", "reconnect",
+                      "reenter", "confirm", "verify", "finish", "complete", "comply", "match", "prevent", "protect",
+                      "avoid", "regain", "restore", "secure", "resolve", "test", "retry", "expire", "enter",
+                      "authenticate", "reactivate", "activate", "enable", "disable", "rotate", "update", "change",
+                      "reset", "save", "sync", "synchronize", "synchronise", "decrypt", "encrypt"})  # fmt: skip
+_QUOTES = "'\"‘“«「『"
+
 _MAX_BEFORE_TOKENS = 6  # tokens before a sign-in word ("use admin and Bl4ckb1rd! to log in")
 
 
@@ -131,6 +146,7 @@ def _after_word(
     qualifiers: frozenset[str],
     phrasal: bool = False,
     word: str = "",
+    word_start: int = -1,
 ) -> tuple[int, int] | None:
     end = _clause_end(text, word_end)
     tokens = _tokens(text, word_end, end + 1 if end < len(text) else end, _MAX_GAP_TOKENS + 4)
@@ -166,10 +182,16 @@ def _after_word(
         if text[s:e] in links:
             return linked(1, e, text[s:e], bare=True)
         glued = _glued_link(links).match(text, s, e - 1)
-        return (
-            _value(text, glued.end(), tokens, 0, end, english, linked=True, phrasal=phrasal)
-            if glued
-            else None
+        if glued is None:
+            return None
+        # "路由器管理密码：xiaolongbao": the glued link's languages judge a Latin word, as after a spaced one (their
+        # phrases glued to the link are talk as often: "パスワードは受付で確認してください")
+        latin = (
+            text[glued.end() : glued.end() + 1].isascii() and text[glued.end() : glued.end() + 1].isalpha()
+        )
+        langs = link_languages(word, glued.group()) if latin and not english else frozenset()
+        return _value(
+            text, glued.end(), tokens, 0, end, english, linked=True, phrasal=phrasal, languages=langs
         )
     if text[tokens[0][0]] == "(":  # an aside before the link: "master password (don't lose it): X"
         close = next(
@@ -198,6 +220,24 @@ def _after_word(
         token = text[tokens[i][0] : tokens[i][1]]
         if token.endswith(":") and (i == 0 or token[:-1].lower() not in _stopwords()):
             return linked(i + 1, tokens[i][1], ":", bare=i == 0 and token == ":")  # "Mot de passe : ..."
+        if (
+            i == 0
+            and english
+            and token.lower() == "to"
+            and len(tokens) > 1
+            and word_start >= 0
+            and _SET_BEFORE.search(text, _clause_start(text, word_start), word_start)
+        ):
+            # "I changed the password to winterapples": the value "the password was changed to" names; not two
+            # words ("reset her password to regain access") nor a purpose's verb ("... to continue")
+            found = linked(1, tokens[0][1], "changed to", bare=False)
+            if found is None:
+                return None
+            words = text[found[0] : found[1]].lower().split()
+            in_quotes = text[found[0] - 1 : found[0]] in _QUOTES
+            return (
+                found if in_quotes or len(words) >= 3 or (len(words) == 1 and words[0] not in _PURPOSE) else None
+            )
         width = 0 if described else _link_at(text, tokens, i, links)
         if width:
             j = i + width
@@ -214,6 +254,8 @@ def _after_word(
                 return quoted  # "reset the web password to 'tomatoes'": an English word's, whatever the link's language
             # "пароль — спроси у админа": the sign right after the word
             found = linked(j, tokens[j - 1][1], link, bare=i == 0, english=english_link)
+            if found is None and english_link and j < len(tokens):
+                found = described_value(text, tokens[j][0])  # "the password is my dog's name, Biscuit"
             if found is not None or not (english and width == 1 and token.lower() in _english_qualifiers()):
                 return found
             # an English word's qualifier that another language reads as a link, no value after it: read on
@@ -284,8 +326,11 @@ def _value(
             break
     else:
         return None
-    if plausible(text[s:e]):
-        return s, e
+    if plausible(text[s:e]) or (linked and _NATIVE_JOINED.fullmatch(text[s:e])):
+        return (
+            s,
+            e,
+        )  # "공유기 비번: 호랑이_곶감", "كلمة المرور للراوتر: قهوة_بالهيل": words joined as no talk is
     word = text[s:e]
     bare_word = word.rstrip("!")  # "pw = livingroomjams!": a mark a password ends in as often as talk
     named = _a_name(bare_word) or (
@@ -304,13 +349,16 @@ def _value(
     if linked and (english or phrasal):  # a phrase's own word names it in any language
         before = text[max(0, start - 4) : start].rstrip()
         sign = bool(before) and before[-1] in ":：—–-="
+        # a phrase's own word and an English verb: "the VPN passphrase is moonlight sonata", "... is purple walrus
+        # sings at dawn", as after "password is"
+        said = english or (phrasal and _ENGLISH_IS.search(text, max(0, start - 10), start) is not None)
         return _passphrase(
             text,
             s,
             clause_end,
             phrasal,
-            pairs=english and not (sign and bare),
-            spoken=english and not phrasal,
+            pairs=said and not (sign and bare),
+            spoken=said,
         )
     if linked and languages:  # "la sua password è luna piena mare": no word of its language's talk
         before = text[max(0, start - 4) : start].rstrip()
@@ -363,7 +411,12 @@ def _a_word_named(
 _YEARS = re.compile(r"(?:(?:19|20)\d\d ?)+")  # "the key years 2024 2025 2026 2027"
 _KEY_GROUPS = re.compile(r"[ \t]*[:=]?[ \t]*(\d{4,5}(?: \d{4,5}){3,7})(?![\w.,/-]?\d)")
 
-_SINGLE_END = re.compile(r"\s*(?:$|[.,;!?)(]|[-–—]\s|\n)")
+# Words of another script than Latin joined by underscores: a value typed without spaces, never talk
+_NATIVE_JOINED = re.compile(r"(?=[^_]*[^\x00-\x7f])[^\W\d_]{2,}(?:_[^\W\d_]{2,})+(?:_?\d{1,4})?")
+
+_ENGLISH_IS = re.compile(r"\b(?:is|was|is now|it's)\s+\Z")
+
+_SINGLE_END = re.compile(r"\s*(?:$|[.,;!?)(，。、；！？（）]|[-–—]\s|\n)")
 # An English clause that goes on after a lone word, another clause's subject or verb after the conjunction:
 # "their Netflix password is marigoldsunday and asked me to ...", "... is bluebell but she changed it"; not a
 # passphrase's words ("pancakes and syrup 88")
@@ -521,7 +574,7 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
                 if found and phrase in ALARM_WORDS and _HHMM.fullmatch(text[found[0] : found[1]]):
                     found = None  # "alarm: 0630" is a time
             elif kind != "code":
-                found = _after_word(text, end, english, mine, qualifiers, phrase in phrasal(), phrase)
+                found = _after_word(text, end, english, mine, qualifiers, phrase in phrasal(), phrase, start)
                 if found is None and phrase in phrasal():
                     found = _phrase_after_aside(text, end)
             if kind in ("numeric", "credential", "code") and found is None:

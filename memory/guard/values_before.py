@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .credential_values import _BRAND, _DESCRIBING, _VERSION, _lettered, plausible, strong, stronger
+from .credential_values import _BRAND, _DESCRIBING, _VERSION, _a_name, _lettered, plausible, strong, stronger
 from .lexicon import (
     _TOKEN,
     _clause_start,
@@ -38,6 +38,9 @@ _BEFORE_AS = re.compile(
 
 def value_before(text: str, word_start: int, word_end: int, links: frozenset[str]) -> tuple[int, int] | None:
     """A value before its credential word; ``links``: its languages' (``lexicon.own_links``)."""
+    chosen = _chosen_as(text, word_start, word_end)
+    if chosen is not None:
+        return chosen
     m = _BEFORE_AS.search(text, max(0, word_start - 100), word_start)
     if m is None:
         return _value_opening(text, word_start, word_end, links)
@@ -50,6 +53,57 @@ def value_before(text: str, word_start: int, word_end: int, links: frozenset[str
     return _value_opening(
         text, word_start, word_end, links
     )  # "pumpkin is the password for the guest network"
+
+
+# A value chosen "as the password" (English): "Use frostbite as the password for the test VM", "I picked
+# cinnamon swirl lighthouse as the password", "the band's account uses stairway.to.nowhere as password"
+_CHOSEN_AS = re.compile(
+    r"(?i)\b(?<!not )(?:use|uses|used|using|picked|pick|picks|chose|choose|chooses|chosen|set|went with|go with|"
+    r"going with|agreed on|agreed upon|settled on|typed|entered|put|put in|have|has|had|registered|selected)\s+"
+    r"([^\s\n][^\n]{1,62}?)\s+as\s+(?:(?:the|my|our|a|an|his|her|their|its|new|shared|default|admin|master|"
+    r"wifi|wi-fi|account|login|guest|root)\s+){0,3}\Z"
+)
+# What a password is made of, not a password: "use pet names as the password", "dictionary words as passwords"
+_KINDS = frozenset({"word", "words", "phrase", "phrases", "name", "names", "number", "numbers", "date", "dates",
+                    "birthday", "birthdays", "letters", "characters", "digits", "sentence", "sentences", "initials",
+                    "code", "codes", "string", "strings", "value", "values", "one", "ones", "thing", "things",
+                    "something", "anything", "whatever", "same", "default", "pin", "email", "address", "username",
+                    "login", "id", "sso", "token", "key", "hash", "manager", "vault", "hint"})  # fmt: skip
+_NEGATED = re.compile(
+    r"(?i)\b(?:not|never|don'?t|do not|doesn'?t|didn'?t|avoid|stop|no one|nobody|shouldn'?t|can'?t|cannot|won'?t)\b"
+)
+
+
+def _chosen_as(text: str, word_start: int, word_end: int) -> tuple[int, int] | None:
+    """A value between a verb of choosing and "as the password" (``_CHOSEN_AS``), the credential word singular
+    and ending its clause or followed by what it is for ("as the password manager" is a tool's name): one word
+    that could be a password, or two to six words none of them a determiner first or a kind of value ("your
+    employee number", "pet names"); never after a negation ("never use dictionary words as the password")."""
+    word = text[word_start:word_end].lower()
+    if word.endswith("s") and not word.endswith("ss"):
+        return None  # "use pet names as passwords": advice
+    clause = _clause_start(text, word_start)
+    m = _CHOSEN_AS.search(text, max(clause, word_start - 100), word_start)
+    if m is None or _NEGATED.search(text, clause, m.start()):
+        return None
+    after = _WORD_AFTER.match(text, word_end)
+    if after is not None and (after.group(1) is None or after.group(1).lower() not in _lexicon_index()[3]):
+        return None  # "as the password manager", "as the password's hint"
+    s, e = m.span(1)
+    if text[s] in "'\"‘“" and text[e - 1] in "'\"’”":
+        return s + 1, e - 1  # quoted: "agreed on 'Congrats Lena & Tom' as the password"
+    value = text[s:e]
+    words = value.split()
+    low = [w.lower() for w in words]
+    if len(words) == 1:
+        named = _a_name(value) or (value[:1].isupper() and value[1:].islower() and _a_name(value.lower()))
+        return (s, e) if named or plausible(value) or _JOINED_WORDS.fullmatch(value) else None
+    small = _stopwords()
+    if not 2 <= len(words) <= 6 or low[0] in small or any(w in _KINDS for w in low):
+        return None
+    if 2 * sum(w in small for w in low) > len(words) or not all(w.isalnum() or w == "&" for w in words):
+        return None
+    return s, e
 
 
 _MAX_SMALL_WORDS = 5  # small words between a value that opens its clause and the credential word

@@ -1,0 +1,91 @@
+"""Session 56's phrasings of passwords in prose, after reading the read sets' misses (bench/guard/HELDOUT.md):
+a verb before the credential word ("I changed the password to X"), a value chosen "as the password", what a
+password is made of said before it ("is my dog's name, Biscuit"), a passphrase's own word with an English verb,
+words of another script joined by underscores, a Latin word glued to a CJK link. Each family's password that must
+be redacted, and close ordinary notes that must stay as written. Sentences written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.guard import guard_redact
+
+
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        # a verb that gives the password its value, then "to"
+        ("I changed the password to winterapples", "winterapples"),
+        ("We reset the guest wifi password to lanternfish, tell the front desk.", "lanternfish"),
+        ("I changed the wifi password to correct horse battery staple", "correct horse battery staple"),
+        ("Updated the kiosk password to 'tomatoes', tell the front desk", "tomatoes"),
+        # a value chosen "as the password"
+        ("Use frostbite as the password for the test VM, it gets wiped tonight anyway", "frostbite"),
+        ("I picked cinnamon swirl lighthouse as the password.", "cinnamon swirl lighthouse"),
+        ("we all agreed on Congrats Lena & Tom as the password.", "Congrats Lena & Tom"),
+        (
+            "the wiki's shared account uses paper lanterns over the river as passphrase",
+            "paper lanterns over the river",
+        ),
+        # what the password is made of, then the value itself
+        ("the password is my dog's name, Biscuit", "Biscuit"),
+        ("Password is the name of the cat, Mr. Whiskers, exactly like that with the dot", "Whiskers"),
+        ("old Synology: user admin, the password is the company name backwards, emca", "emca"),
+        ("The password for the PDF is the invoice date: 14.02.2024", "14.02.2024"),
+        ("wifi password is the kids' initials plus the house number, MJTA42. All capitals.", "MJTA42"),
+        # a passphrase's own word and an English verb, as "password is"
+        ("the VPN passphrase is moonlight sonata", "moonlight sonata"),
+        ("the passphrase is purple walrus sings at dawn", "purple walrus sings at dawn"),
+        # words of another script joined by underscores after a link
+        ("كلمة المرور للراوتر: قهوة_بالهيل", "قهوة_بالهيل"),
+        ("סיסמה לנאס: כלב_ים_כחול", "כלב_ים_כחול"),
+        # a Latin word glued to a CJK link, a full-width comma after it
+        ("路由器管理密码：xiaolongbao，全小写", "xiaolongbao"),
+    ],
+)
+def test_passwords_are_redacted(text: str, secret: str) -> None:
+    assert secret not in guard_redact(text)[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a purpose after "to", two words of an errand, talk about the new password
+        "She reset her password to regain access",
+        "We reset the password to continue",
+        "I changed the password to something stronger",
+        "I set the password to expire after 90 days",
+        "Reset the password to the default",
+        "They changed the password to match the new policy.",
+        "We set the password to never expire on service accounts.",
+        "I changed the password to a passphrase",
+        "I changed the password to the one on the sticker",
+        # what a password is made of, or a tool, "as the password"
+        "Use your employee number as the password",
+        "Don't use your name as the password",
+        "Never use dictionary words as the password",
+        "We used Bitwarden as the password manager",
+        "I used my birthday as the password",
+        "Use random words as passwords",
+        "Staff use their badge number as the password",
+        "I had the same problem as the password reset page",
+        "She used her maiden name as the password",
+        # a description with no value after it
+        "the password is the usual, ask Tom",
+        "the password is the name of the street, not the number",
+        "the password is my cat's name, which you know",
+        "the password is the model number, see the label",
+        # talk about a passphrase
+        "the passphrase is easy to remember for most users",
+        "the passphrase is stored in the vault under ops",
+        "the passphrase is too short for the policy",
+        "the passphrase is case sensitive",
+        "the recovery phrase is twelve words long",
+        # a CJK errand glued to its link
+        "Wi-Fiのパスワードは受付で確認してください",
+        "パスワードは冷蔵庫に貼ってあるメモを見て",
+        "密码：见群公告",
+    ],
+)
+def test_close_ordinary_notes_stay(text: str) -> None:
+    assert guard_redact(text)[0] == text
