@@ -71,7 +71,8 @@ _OTP_VALUE = r"\d{3}[ -]\d{3}"
 
 _SHAPES = {
     "digits": re.compile(f"(?:{_CODE_VALUE})" + r"(?![\w.,/-]\d)"),
-    "otp": re.compile(f"(?:{_OTP_VALUE}|{_CODE_VALUE})" + r"(?![\w.,/-]\d)"),
+    # a one-time code's groups whole: "020 794" of "020 7946 0018" is a telephone number's part
+    "otp": re.compile(f"(?:{_OTP_VALUE}|{_CODE_VALUE})" + r"(?![\w.,/-]\d)(?!\d)"),
     "combination": re.compile(f"(?:{_COMBINATION_VALUE}|{_CODE_VALUE})" + r"(?![\w.,/-]\d)"),
     "grouped": re.compile(f"(?:{_GROUPED_VALUE}|{_CODE_VALUE})" + r"(?![\w-])"),
 }
@@ -120,6 +121,32 @@ def _numeric_code(
     part (a year is read: "kod do furtki: 1956", a birth year is a common PIN). ``shape``: "combination" takes "14-32-07" too, "grouped" a backup
     code's groups ("7QX4-M2PL-9KD3"). ``lock_links``: a lock's noun links a lone code word to its value
     ("Код від домофону 0731")."""
+    found = _numeric_value(text, word_end, links, shape, lock_links)
+    return None if found is None or _a_phone_part(text, *found) else found
+
+
+# Digits in groups, nine or more in all: a telephone's number ("0800 123 4567", "020 7946 0018")
+_DIGIT_RUN = re.compile(r"\+?\d[\d \-–]{7,18}\d")
+
+
+def _a_phone_part(text: str, start: int, end: int) -> bool:
+    """Whether a code read at ``start``-``end`` is a part of a longer run of grouped digits, nine or more: a
+    telephone's number after a code's word ("Alarm code problems out of hours, the monitoring line: 0800 123
+    4567"), not a code."""
+    run = _DIGIT_RUN.match(text, start)
+    if run is None or run.end() <= end:
+        return False
+    digits = sum(c.isdigit() for c in run.group())
+    # a trunk's 0 or a country's + first, or ten digits ending in four ("312-555-0147"); a meeting's passcode
+    # reads in threes ("884 216 793")
+    return digits >= 9 and (
+        run.group()[0] in "+0" or (digits >= 10 and re.search(r"\D\d{4}\Z", run.group()) is not None)
+    )
+
+
+def _numeric_value(
+    text: str, word_end: int, links: frozenset[str], shape: str, lock_links: bool
+) -> tuple[int, int] | None:
     window = text[word_end : word_end + 60]  # not the whole text, at every numeric word
     m = _LEADING[shape].match(window)
     if m:

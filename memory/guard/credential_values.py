@@ -30,6 +30,7 @@ from .lexicon import (
     _CJK_CHAR,
     _CLOSE,
     _TOKEN,
+    _clause_start,
     _describing,
     _stopwords,
     _trim,
@@ -498,3 +499,36 @@ def described_value(text: str, start: int) -> tuple[int, int] | None:
     ) and value.isascii()
     mixed = value.isalnum() and len(value) >= 4 and not value.isalpha() and not value.isdigit()  # "MJTA42"
     return (s, e) if named or mixed or (plausible(value) and len(value) >= 4) else None
+
+
+# A verb that gives a password its value, a few words before the credential word: "I changed the (wifi)
+# password to X", "set the BIOS supervisor password to X" (English: the "to" is)
+_SET_BEFORE = re.compile(
+    r"(?i)\b(?:set|reset|changed?|changing|updated?|updating|switched|rotated|made)(?:\s+[\w'’-]+){0,5}\s+\Z"
+)
+
+# The verb of a purpose after "to" ("we reset the password to continue"), not a password's value
+_PURPOSE = frozenset({"continue", "proceed", "unlock", "login", "logon", "signin", "access", "recover", "reconnect",
+                      "reenter", "confirm", "verify", "finish", "complete", "comply", "match", "prevent", "protect",
+                      "avoid", "regain", "restore", "secure", "resolve", "test", "retry", "expire", "enter",
+                      "authenticate", "reactivate", "activate", "enable", "disable", "rotate", "update", "change",
+                      "reset", "save", "sync", "synchronize", "synchronise", "decrypt", "encrypt"})  # fmt: skip
+_QUOTES = "'\"‘“«「『"
+
+
+def given_before(text: str, word_start: int) -> bool:
+    """A verb that gives the credential word at ``word_start`` its value stands before it in its clause
+    (``_SET_BEFORE``): "I changed the (garage keypad app) password to ..."."""
+    return (
+        word_start >= 0 and _SET_BEFORE.search(text, _clause_start(text, word_start), word_start) is not None
+    )
+
+
+def given_value(text: str, found: tuple[int, int] | None) -> tuple[int, int] | None:
+    """The value read after "<verb> the password to" as after "was changed to", unless two words ("reset her password
+    to regain access") or a purpose's verb ("... to continue"); quoted, one word or three and more."""
+    if found is None:
+        return None
+    words = text[found[0] : found[1]].lower().split()
+    in_quotes = text[found[0] - 1 : found[0]] in _QUOTES
+    return found if in_quotes or len(words) >= 3 or (len(words) == 1 and words[0] not in _PURPOSE) else None

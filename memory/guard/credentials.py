@@ -58,12 +58,15 @@ from .credential_values import (
     _policy_shaped,
     described_value,
     find_password_shaped,
+    given_before,
+    given_value,
     joined_words,
     named_before,
     plausible,
     strong,
     stronger,
 )
+from .headings import heading_value
 from .lexicon import (
     _CLAUSE_MAX,
     _CLOSE,
@@ -114,20 +117,6 @@ _ASIDE_TOKENS = 14
 # Tokens of what a password is for before its link ("palavra-passe da caixa de correio partilhada da
 # contabilidade: ...", "root password on the Raspberry Pi running the greenhouse sensors is X")
 _DESCRIBED_TOKENS = _MAX_GAP_TOKENS + 2
-
-# A verb that gives a password its value, a few words before the credential word: "I changed the (wifi)
-# password to X", "set the BIOS supervisor password to X" (English: the "to" is)
-_SET_BEFORE = re.compile(
-    r"(?i)\b(?:set|reset|changed?|changing|updated?|updating|switched|rotated|made)(?:\s+[\w'’-]+){0,5}\s+\Z"
-)
-
-# The verb of a purpose after "to" ("we reset the password to continue"), not a password's value
-_PURPOSE = frozenset({"continue", "proceed", "unlock", "login", "logon", "signin", "access", "recover", "reconnect",
-                      "reenter", "confirm", "verify", "finish", "complete", "comply", "match", "prevent", "protect",
-                      "avoid", "regain", "restore", "secure", "resolve", "test", "retry", "expire", "enter",
-                      "authenticate", "reactivate", "activate", "enable", "disable", "rotate", "update", "change",
-                      "reset", "save", "sync", "synchronize", "synchronise", "decrypt", "encrypt"})  # fmt: skip
-_QUOTES = "'\"‘“«「『"
 
 _MAX_BEFORE_TOKENS = 6  # tokens before a sign-in word ("use admin and Bl4ckb1rd! to log in")
 
@@ -225,19 +214,10 @@ def _after_word(
             and english
             and token.lower() == "to"
             and len(tokens) > 1
-            and word_start >= 0
-            and _SET_BEFORE.search(text, _clause_start(text, word_start), word_start)
+            and given_before(text, word_start)
         ):
-            # "I changed the password to winterapples": the value "the password was changed to" names; not two
-            # words ("reset her password to regain access") nor a purpose's verb ("... to continue")
-            found = linked(1, tokens[0][1], "changed to", bare=False)
-            if found is None:
-                return None
-            words = text[found[0] : found[1]].lower().split()
-            in_quotes = text[found[0] - 1 : found[0]] in _QUOTES
-            return (
-                found if in_quotes or len(words) >= 3 or (len(words) == 1 and words[0] not in _PURPOSE) else None
-            )
+            # "I changed the password to winterapples": read as "the password was changed to"
+            return given_value(text, linked(1, tokens[0][1], "changed to", bare=False))
         width = 0 if described else _link_at(text, tokens, i, links)
         if width:
             j = i + width
@@ -629,6 +609,13 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
                 if phrase in _NETWORK_WORDS and _named_apart(phrases, found[1]):
                     ok = False  # "Our Wi-Fi is Livebox-8A2F ... the password is on the router": its name
                 found = found if ok and not _KEY_COMBO.search(value) else None
+            if found is None and kind in (
+                "numeric",
+                "credential",
+                "door",
+                "lock",
+            ):  # "Card PIN for ...: 58 31 90."
+                found = heading_value(text, start, end, numeric=kind != "credential")
             memo[key] = None if found is None else (found[0] - end, found[1] - end)
         relative = memo[key]
         if relative is not None and relative[1] > relative[0]:

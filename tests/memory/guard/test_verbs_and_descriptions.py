@@ -41,6 +41,17 @@ from memory.guard import guard_redact
         ("סיסמה לנאס: כלב_ים_כחול", "כלב_ים_כחול"),
         # a Latin word glued to a CJK link, a full-width comma after it
         ("路由器管理密码：xiaolongbao，全小写", "xiaolongbao"),
+        # a sentence its code's word opens, the value after its colon however far along
+        (
+            "Card PIN for the petty cash debit card, written here so I stop asking Anita: 58 31 90.",
+            "58 31 90",
+        ),
+        ("SIM PUK from the card holder, in case the phone locks again: 83920174", "83920174"),
+        (
+            "MFA recovery code for the root account (also in the sealed envelope): kd83 ms02 pq71 zz49",
+            "kd83 ms02",
+        ),
+        ("Safe code is the date we opened: 03.11.2009 (type it without the dots)", "03.11.2009"),
     ],
 )
 def test_passwords_are_redacted(text: str, secret: str) -> None:
@@ -81,6 +92,13 @@ def test_passwords_are_redacted(text: str, secret: str) -> None:
         "the passphrase is too short for the policy",
         "the passphrase is case sensitive",
         "the recovery phrase is twelve words long",
+        # a sentence a code's word opens, no code after its colon, or a phone's number, or another sentence's
+        "Door code changes every month, next change: 1 March",
+        "Buzzer doesn't work, call my cell when you arrive: 312-555-0147.",
+        "Door code is on the fridge. Flat number: 4412",
+        "wifi password doesn't work on the 3rd floor, I think the AP is dead, MAC 3C:52:82:1A:7F:09",
+        "Alarm code reminder for the new tenants, see the welcome pack: page 4.",
+        "Alarm code problems out of hours, the monitoring line: 0800 123 4567",
         # a CJK errand glued to its link
         "Wi-Fiのパスワードは受付で確認してください",
         "パスワードは冷蔵庫に貼ってあるメモを見て",
