@@ -77,7 +77,10 @@ _SECRET_RESHAPED = _c(
 _PROMPT = (
     r"(?:your\s+(?:(?:initial|original|system|hidden|secret|internal|first|full|exact|entire|whole|defen[cs]e|"
     r"pre-?|starting|opening|default)\s*)?(?:instructions|prompt|rules|directives|guidelines|configuration|setup|directions)"
-    r"|(?:the\s+)?(?:system|hidden|defen[cs]e|initial|original|pre-?)[\s_]*(?:prompt|instructions|message)"
+    r"|(?:the\s+)?(?:system|hidden|defen[cs]e|initial|original|pre-?)[\s_]*(?:prompt|instructions)"
+    # a message only the system's or the first: "the hidden message in the puzzle", "the original message" of an
+    # e-mail thread are no instructions (session 56)
+    r"|(?:the\s+)?(?:system|initial|pre-?)[\s_]*message|(?:your|ur)\s+(?:hidden|original|defen[cs]e)\s+message"
     r"|your\s+own\s+(?:instructions|prompt|rules)|(?:what|stuff|everything|things)\s+you\s+were\s+told\s+before"
     r"|(?:the\s+)?(?:prior|previous|preceding)\s+context|(?:the\s+)?hidden\s+text"
     r"|(?:the\s+)?instructions\s+you\s+rec(?:ie|ei)ved|(?:every|each|all(?:\s+the)?)\s+instructions?\s+you\s+(?:recei"
