@@ -96,7 +96,11 @@ def _named_before() -> re.Pattern[str]:
 def named_before(text: str, start: int) -> bool:
     """Whether a naming word stands right before ``start``: a network's or a device's name follows ("is
     called", "SSIDは", "síť se jmenuje", "Wifi name:")."""
-    return _named_before().search(text, max(0, start - 24), start) is not None
+    m = _named_before().search(text, max(0, start - 24), start)
+    # "the password is the dog's name: Waffles2020": a pet's or a person's name told as the value, not a device's
+    return m is not None and not (
+        m.group()[:4].lower() == "name" and text[m.start() - 3 : m.start()] in ("'s ", "’s ")
+    )
 
 
 # Two words joined by a capital, the first in lower case: "mapleSyrup!!" (not "iPhone", "eBay": a capital

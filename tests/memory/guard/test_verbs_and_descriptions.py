@@ -33,6 +33,10 @@ from memory.guard import guard_redact
         ("old Synology: user admin, the password is the company name backwards, emca", "emca"),
         ("The password for the PDF is the invoice date: 14.02.2024", "14.02.2024"),
         ("wifi password is the kids' initials plus the house number, MJTA42. All capitals.", "MJTA42"),
+        ("Our Hulu pwd is still the dog's name: Waffles2020", "Waffles2020"),
+        # a phrase a bank or an alarm company asks for by phone
+        ("Caller ID verification phrase for the building society: 'marmalade skies'", "marmalade skies"),
+        ("TV parental lock word: broccoli", "broccoli"),
         # a passphrase's own word and an English verb, as "password is"
         ("the VPN passphrase is moonlight sonata", "moonlight sonata"),
         ("the passphrase is purple walrus sings at dawn", "purple walrus sings at dawn"),
@@ -86,6 +90,9 @@ def test_passwords_are_redacted(text: str, secret: str) -> None:
         "the password is the name of the street, not the number",
         "the password is my cat's name, which you know",
         "the password is the model number, see the label",
+        "the router's name is Netgear-5G, password on the sticker",
+        "your verification phrase is required when you call",
+        "the unlock word is in the drawer",
         # talk about a passphrase
         "the passphrase is easy to remember for most users",
         "the passphrase is stored in the vault under ops",
