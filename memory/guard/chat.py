@@ -8,9 +8,12 @@
 The answer is on the next speaker's line, or on the question's own line after its question mark ("La pass del
 wifi? pizzamargherita, senza spazi", "qual é a senha do wi-fi? — É cafecomleite"). Its value: a code's digits
 (three or more, or keyed one by one), a value with a digit, a symbol or an underscore, or plain words where they
-are the whole answer ("— mustikkapiirakka", "— vanlife forever") or a remark on how to type them follows
-("— TULPENVELD, helemaal in hoofdletters"): one word of six letters or more, or two to five words, none of them
-any language's small word, errand, describing word or word for a password (``_plain``).
+are the whole answer ("— purple walrus", "— FrischeBrezel") or a remark on how to type them follows
+("— TULPENVELD, helemaal in hoofdletters", "— cornflakes, all lowercase"): one word of six letters or more,
+or two to five words, none of them any language's small word, errand, describing word or word for a password
+(``_plain``). A lone word in lower case or a name's capital with no remark is no value ("— downstairs", "—
+whiteboard", "— Marcello": where it is written, or who has it, as often; session 56 measured a wider reading and
+did not keep it).
 
 A redaction layer of its own (``redaction.SCANNERS``, after the phrasing rules, their rule and priority):
 "Sam: same email as always" and "Bob: it's on the fridge" are no values; lines in dialogue dashes ("— какой
