@@ -99,6 +99,8 @@ def test_passwords_are_redacted(text: str, secret: str) -> None:
         "the passphrase is too short for the policy",
         "the passphrase is case sensitive",
         "the recovery phrase is twelve words long",
+        "the passphrase is different per environment",
+        "the password is unique per device",
         # a sentence a code's word opens, no code after its colon, or a phone's number, or another sentence's
         "Door code changes every month, next change: 1 March",
         "Buzzer doesn't work, call my cell when you arrive: 312-555-0147.",
