@@ -22,6 +22,7 @@ from .lexicon import _TOKEN, not_passwords
 
 _OPENING_TOKENS = 4  # tokens of the sentence before its word: "Voicemail PIN", "The MFA recovery code"
 _MAX_GAP = 120  # characters between the word and the colon
+_MAX_VALUE = 120  # characters after the colon read for the sentence's end (a value and an aside in brackets)
 
 # A sentence's end: a full stop, a question or an exclamation mark before a space or the end, or a line's end
 _SENTENCE_END = re.compile(r"[.?!](?=\s|$)|\n")
@@ -55,13 +56,15 @@ def heading_value(text: str, start: int, end: int, numeric: bool) -> tuple[int, 
     sentence_start = opening.end() if opening else max(0, start - 200)
     if len(_TOKEN.findall(text, sentence_start, start)) > _OPENING_TOKENS:
         return None
-    first_stop = _SENTENCE_END.search(text, end)
+    first_stop = _SENTENCE_END.search(text, end, end + _MAX_GAP)  # bounded: a 100 kB text has no sentence end
     colon = text.find(": ", end, min(end + _MAX_GAP, first_stop.start() if first_stop else len(text)))
     if colon < 0 or "?" in text[end:colon]:
         return None
     if not _CALLING.isdisjoint(w.lower() for w in _TOKEN.findall(text, sentence_start, colon)):
         return None  # "Buzzer doesn't work, call my cell when you arrive: 312-555-0147": a phone's number
-    stop = _SENTENCE_END.search(text, colon + 1)
+    stop = _SENTENCE_END.search(text, colon + 1, colon + 1 + _MAX_VALUE)
+    if stop is None and colon + 1 + _MAX_VALUE < len(text):
+        return None  # the sentence goes on: what follows the colon is no value of its own
     sentence_end = stop.start() if stop else len(text)
     region = text[colon + 1 : sentence_end]
     aside = _ASIDE.search(region)
