@@ -6,7 +6,8 @@
     "SIM PUK from the card holder, in case the phone locks again: 83920174"
     "MFA recovery code for the AWS root account (also in the sealed envelope): kd83 ms02 pq71 zz49"
 
-The word opens its sentence (at most ``_OPENING_TOKENS`` tokens before it), the colon is the sentence's first
+The word opens its clause (at most ``_OPENING_TOKENS`` tokens after the clause's start, ``lexicon._clause_start``:
+a line's, a sentence's or a semicolon's, the last before the word), the colon is the sentence's first
 after it and within ``_MAX_GAP`` characters, and the value is all that follows it to the sentence's end (an aside
 in brackets after it aside): digits (grouped, a hash or a star at an end, a date's dots; not a year) after a code's
 or a lock's word, a token shaped as a password after a password's. The nearer rules (credentials.py, codes.py) read
@@ -18,7 +19,7 @@ from __future__ import annotations
 import re
 
 from .credential_values import strong
-from .lexicon import _TOKEN, not_passwords
+from .lexicon import _TOKEN, _clause_start, not_passwords
 
 _OPENING_TOKENS = 4  # tokens of the sentence before its word: "Voicemail PIN", "The MFA recovery code"
 _MAX_GAP = 120  # characters between the word and the colon
@@ -26,7 +27,6 @@ _MAX_VALUE = 120  # characters after the colon read for the sentence's end (a va
 
 # A sentence's end: a full stop, a question or an exclamation mark before a space or the end, or a line's end
 _SENTENCE_END = re.compile(r"[.?!](?=\s|$)|\n")
-_SENTENCE_START = re.compile(r"(?:[.?!]\s+|\n)(?=[^\n]*\Z)")
 
 _DIGITS = re.compile(
     r"[#*]?\d{3,10}[#*]?"  # "83920174", "#2291", "1968#"
@@ -52,8 +52,7 @@ _ASIDE = re.compile(r"\s*\([^()\n]{0,80}\)\s*\Z")
 def heading_value(text: str, start: int, end: int, numeric: bool) -> tuple[int, int] | None:
     """The value after a colon that ends the sentence the word at ``start``-``end`` opens (module docstring);
     ``numeric``: a code's or a lock's word (digits), else a password's (a token shaped as one)."""
-    opening = _SENTENCE_START.search(text, max(0, start - 200), start)
-    sentence_start = opening.end() if opening else max(0, start - 200)
+    sentence_start = _clause_start(text, start)
     if len(_TOKEN.findall(text, sentence_start, start)) > _OPENING_TOKENS:
         return None
     first_stop = _SENTENCE_END.search(text, end, end + _MAX_GAP)  # bounded: a 100 kB text has no sentence end

@@ -51,6 +51,16 @@ from memory.guard import guard_redact
             "58 31 90",
         ),
         ("SIM PUK from the card holder, in case the phone locks again: 83920174", "83920174"),
+        # the sentence the word opens is the last before it, however many come first; a semicolon opens one too
+        (
+            "Cleared the desk today. Sorted all of the incoming mail too. Card PIN for the petty cash debit "
+            "card, written here so I stop asking Anita: 58 31 90.",
+            "58 31 90",
+        ),
+        (
+            "Sorted the incoming mail; card PIN for the petty cash card, kept here so I stop asking: 58 31 90.",
+            "58 31 90",
+        ),
         (
             "MFA recovery code for the root account (also in the sealed envelope): kd83 ms02 pq71 zz49",
             "kd83 ms02",
