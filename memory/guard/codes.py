@@ -130,17 +130,23 @@ _DIGIT_RUN = re.compile(r"\+?\d[\d \-–]{7,18}\d")
 
 
 def _a_phone_part(text: str, start: int, end: int) -> bool:
-    """Whether a code read at ``start``-``end`` is a part of a longer run of grouped digits, nine or more: a
-    telephone's number after a code's word ("Alarm code problems out of hours, the monitoring line: 0800 123
-    4567"), not a code."""
+    """Whether a code read at ``start``-``end`` is a part of a longer run of grouped digits that reads as a
+    telephone's number (``phone_shaped``) after a code's word ("Alarm code problems out of hours, the monitoring
+    line: 0800 123 4567"), not a code."""
     run = _DIGIT_RUN.match(text, start)
-    if run is None or run.end() <= end:
-        return False
-    digits = sum(c.isdigit() for c in run.group())
-    # a trunk's 0 or a country's + first, or ten digits ending in four ("312-555-0147"); a meeting's passcode
-    # reads in threes ("884 216 793")
+    return run is not None and run.end() > end and phone_shaped(run.group())
+
+
+_LAST_GROUP_OF_FOUR = re.compile(r"\D\d{4}\Z")
+
+
+def phone_shaped(value: str) -> bool:
+    """Grouped digits, nine or more, that read as a telephone's number: a trunk's 0 or a country's + first, or
+    ten digits or more ending in a group of four ("312-555-0147"); a meeting's passcode reads in threes ("884 216
+    793"), a card's PIN in pairs."""
+    digits = sum(c.isdigit() for c in value)
     return digits >= 9 and (
-        run.group()[0] in "+0" or (digits >= 10 and re.search(r"\D\d{4}\Z", run.group()) is not None)
+        value[:1] in ("+", "0") or (digits >= 10 and _LAST_GROUP_OF_FOUR.search(value) is not None)
     )
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .codes import _HHMM, ALARM_WORDS, _a_quantity, _a_secret_code, _not_secret, a_count
+from .codes import _HHMM, ALARM_WORDS, _a_quantity, _a_secret_code, _not_secret, a_count, phone_shaped
 from .credential_values import (
     _BRAND,
     _DATE,
@@ -236,8 +236,10 @@ def _eligible(
         return False  # a brand, an address, an assignment or a call in code ("max_length=128)"), a file
     if _TIME.fullmatch(value) and (previous in _TIME_BEFORE or best[1] in ALARM_WORDS):
         return False  # "on duty from 0800", "alarm: 0630"
-    if _phone_before().search(text, max(0, s - 16), s) or _GROUPED_NUMBER.search(
-        text, max(0, s - 14), min(len(text), e + 14)
+    if (
+        _phone_before().search(text, max(0, s - 16), s)
+        or _GROUPED_NUMBER.search(text, max(0, s - 14), min(len(text), e + 14))
+        or (not value.isdigit() and phone_shaped(value))  # "ring the monitoring line: 312-555-0147"
     ):
         return False  # a telephone's, an account's or a customer's number: groups of digits in a row
     if thing_number([_word(text, tokens[k]) for k in range(max(0, i - 2), i)]):

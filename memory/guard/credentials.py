@@ -45,6 +45,7 @@ from .codes import (
     keyed_digits,
     lock_code,
     lock_combinations,
+    phone_shaped,
     spoken_digits,
     spoken_numbers,
 )
@@ -557,6 +558,13 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
                 found = _after_word(text, end, english, mine, qualifiers, phrase in phrasal(), phrase, start)
                 if found is None and phrase in phrasal():
                     found = _phrase_after_aside(text, end)
+                if (
+                    kind == "numeric"
+                    and found
+                    and _shape(phrase) == "digits"
+                    and phone_shaped(text[slice(*found)])
+                ):
+                    found = None  # "Door code problems out of hours, ring the monitoring line: 312-555-0147"
             if kind in ("numeric", "credential", "code") and found is None:
                 found = _numeric_code(
                     text, end, mine, "otp" if kind == "code" else _shape(phrase), lock_links=kind == "code"

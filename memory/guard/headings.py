@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from .codes import phone_shaped
 from .credential_values import strong
 from .lexicon import _TOKEN, _clause_start, not_passwords
 
@@ -74,8 +75,8 @@ def heading_value(text: str, start: int, end: int, numeric: bool) -> tuple[int, 
         return None
     s = colon + 1 + region.index(value)
     if numeric:
-        # grouped digits, nine or more: a telephone's number ("020 7946 0018", "312-555-0147"), not a code
-        phone = not value.isdigit() and sum(c.isdigit() for c in value) >= 9 and not value[:1].isalpha()
+        # grouped digits that read as a telephone's number ("020 7946 0018", "312-555-0147"), not a code
+        phone = not value.isdigit() and phone_shaped(value)
         ok = _DIGITS.fullmatch(value) is not None and _YEAR.fullmatch(value) is None and not phone
     else:
         ok = " " not in value and strong(value)

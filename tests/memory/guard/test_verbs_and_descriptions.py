@@ -57,6 +57,8 @@ from memory.guard import guard_redact
             "card, written here so I stop asking Anita: 58 31 90.",
             "58 31 90",
         ),
+        # a meeting's passcode reads in threes, not as a telephone's number
+        ("Zoom passcode for the board call on Monday (Maria sent it): 884 216 793", "884 216 793"),
         (
             "Sorted the incoming mail; card PIN for the petty cash card, kept here so I stop asking: 58 31 90.",
             "58 31 90",
@@ -118,6 +120,9 @@ def test_passwords_are_redacted(text: str, secret: str) -> None:
         "wifi password doesn't work on the 3rd floor, I think the AP is dead, MAC 3C:52:82:1A:7F:09",
         "Alarm code reminder for the new tenants, see the welcome pack: page 4.",
         "Alarm code problems out of hours, the monitoring line: 0800 123 4567",
+        # a telephone's number as one token after a code's word and its clause (the rules and the tagger alike)
+        "Door code problems out of hours, ring the monitoring line: 312-555-0147.",
+        "配送の追跡番号は 4829-1173-0065 です。再配達の受付に暗証番号は不要です。",
         # a CJK errand glued to its link
         "Wi-Fiのパスワードは受付で確認してください",
         "パスワードは冷蔵庫に貼ってあるメモを見て",
