@@ -8,7 +8,8 @@ People say how to type what they have just written: its case, its spaces, its ac
 the one to five words between the first link or sign after the last password's, code's or key's word of the
 clause and the comma, bracket or dash before the remark (after a link inside them, when what follows it is no
 talk: "senha do wi-fi da casa da praia é conchinha do mar, sem acento"); none of it talk ("the password is
-simple, all lowercase letters"), none of it words that point elsewhere ("the one on the sticker, no spaces").
+simple, all lowercase letters"), none of it words that point elsewhere ("the one on the sticker, no spaces"), nor what it is made of ("the company
+name, all lowercase").
 A sign-in word's value is an account as often ("the login is jsmith, all lowercase") and is not read here. A device's
 or a service's word (the tagger's things: "For the lab iPad it's just pelican, all lowercase", "Disney+ : bluefalcon
 (all lowercase)") stands for the password's word where no other is in reach, unless its clause holds a sign-in word,
@@ -27,7 +28,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from .credential_values import _REFERRING
+from .credential_values import _KIND_WORDS, _REFERRING
 from .lexicon import (
     _TOKEN,
     _clause_start,
@@ -49,6 +50,7 @@ _NAMING = frozenset({"name", "names", "hostname", "host", "profile", "model", "u
                      "ssid", "network", "handle", "email", "address", "brand", "type", "version", "domain",
                      "folder", "channel", "group", "team", "tag", "label", "title"})  # fmt: skip
 _ARTICLES = frozenset({"a", "an", "the"})
+_OWNERS = frozenset({"the", "my", "his", "her", "our", "their", "your", "its"})
 _FIRST_WORD = re.compile(r"\S+\s+")
 _MAX_VALUE_TOKENS = 5
 _NEAR = 100  # characters between the word's end and its link or sign
@@ -193,4 +195,6 @@ def _talk(words: list[str]) -> bool:
     low = [w.strip(".,;:!?()\"'«»“”‘’").lower() for w in words]
     if any(w in _REFERRING for w in low):
         return True
+    if len(low) > 1 and low[0] in _OWNERS and low[-1] in _KIND_WORDS:
+        return True  # what it is made of, not the value: "the password is the company name, all lowercase"
     return all(w in _small_words() or w in _describing() or not w for w in low)

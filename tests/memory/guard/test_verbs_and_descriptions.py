@@ -123,6 +123,9 @@ def test_passwords_are_redacted(text: str, secret: str) -> None:
         # a telephone's number as one token after a code's word and its clause (the rules and the tagger alike)
         "Door code problems out of hours, ring the monitoring line: 312-555-0147.",
         "配送の追跡番号は 4829-1173-0065 です。再配達の受付に暗証番号は不要です。",
+        # what the password is made of, a spelling remark after it: no value
+        "the password is the company name, all lowercase",
+        "The wifi password is my birth date, no dashes.",
         # a CJK errand glued to its link
         "Wi-Fiのパスワードは受付で確認してください",
         "パスワードは冷蔵庫に貼ってあるメモを見て",
