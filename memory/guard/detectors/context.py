@@ -19,7 +19,7 @@ _REPORTED_NO_WE = _c(
     r"|customers?|clients?|vendors?)(?:'d|'ll|'ve|'m|'re)?\s+(?:[a-z']+\s+){0,3}$"
 )
 _NEGATED = _c(
-    r"(?:^|\s)(?:never|not|no need to|avoid|refuse to|won't|wouldn't|shouldn't|don't|do not|doesn't|does not|"
+    r"(?:^|[\s\"'“‘«(])(?:never|not|no need to|avoid|refuse to|won't|wouldn't|shouldn't|don't|do not|doesn't|does not|"
     r"didn't|did not|cannot|can't|must not|mustn't|how to|whether to|why)\s+(?!(?:hesitate|forget|fail)\b)"
     r"(?:[a-z']+\s+){0,2}$"
 )

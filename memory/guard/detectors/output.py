@@ -19,7 +19,7 @@ _RESP = (  # the reader's own output ("the response" alone is everywhere in code
 )
 _RESP_ANCHORS = _LEX["response_anchors"]
 _HARM = _c(
-    r"https?://|www\.|\.(?:com|net|org|io|ru|xyz|info|biz)\b|click|visit|(?:this|the)\s+link|subscribe|newsletter|"
+    r"https?://|www\.|\.(?:com|net|org|io|ru|xyz|info|biz)\b|click|visit(?!or)|(?:this|the)\s+link|subscribe|newsletter|"
     r"discount|%\s*off|\d+\s*%|\bdeals?\b|\boffers?\b|promo|coupon|\bsale\b|\bbuy\b|purchase|\bbrand\b|sponsor|"
     r"advert|lottery|winnings|prize|claim your|prince|invest|crypto|bitcoin|antivirus|bank details|bank account|"
     r"credit card|password|login|\bssn\b|social security|fake|fabricat|\bfalse\b|misleading|baseless|rumou?r|"
