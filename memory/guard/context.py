@@ -242,6 +242,11 @@ def _pair(text: str, s: int, m: re.Match[str]) -> bool:
     return before.endswith(("(", "[")) and raw[:1] in "\"'`" and after[:1] in (")", "]")
 
 
+# One or two more words of letters after a plain word, to its line's or its sentence's end: "Wifi password: purple
+# walrus" is one value, not "purple" and a word of talk ("Password: swordfish for the staging box" is one word)
+_MORE_WORDS = re.compile(r"(?:[ \t]+[^\W\d_]+){1,2}(?=[ \t]*(?:[.!?,;)]|$))", re.MULTILINE)
+
+
 def _judge_assignment(text: str, s: int, e: int) -> tuple[str, int, int] | None:
     """('veto' | rule, start, end) relative to ``s`` for the identifier at ``text[s:e]``, or None."""
     ident = text[s:e].rstrip(".-")
@@ -275,6 +280,9 @@ def _judge_assignment(text: str, s: int, e: int) -> tuple[str, int, int] | None:
         value = value.rstrip(".!?:")
     if kind == "password":
         ok, rule = _password_value_ok(value, bool(q), prose), "password-assignment"
+        more = _MORE_WORDS.match(text, vstart + len(value)) if ok and not q and value.isalpha() else None
+        if more is not None:
+            value = text[vstart : more.end()]
     else:
         ok, rule = _secret_value_ok(value, kind, bool(q), prose), "secret-assignment"
     return (rule, vstart - s, vstart + len(value) - s) if ok else None

@@ -134,3 +134,20 @@ def test_passwords_are_redacted(text: str, secret: str) -> None:
 )
 def test_close_ordinary_notes_stay(text: str) -> None:
     assert guard_redact(text)[0] == text
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        # a plain word after "password:" and one or two more to its line's end: one value, not a word of it
+        ("Wifi password: purple walrus", ("purple", "walrus")),
+        ("Wifi password: purple walrus. Ask Tom for the rest.", ("purple", "walrus")),
+    ],
+)
+def test_a_value_of_words_is_redacted_whole(text: str, words: tuple[str, ...]) -> None:
+    stored = guard_redact(text)[0]
+    assert not any(word in stored for word in words), stored
+
+
+def test_a_word_and_its_purpose_keep_the_purpose() -> None:
+    assert guard_redact("Password: swordfish for the staging box")[0].endswith("] for the staging box")
