@@ -83,6 +83,7 @@ from .lexicon import (
     _stopwords,
     _tokens,
     _trim,
+    english_phrasal,
     errands,
     foreign_talk,
     glued_qualifier,
@@ -237,7 +238,10 @@ def _after_word(
             found = linked(j, tokens[j - 1][1], link, bare=i == 0, english=english_link)
             if found is None and english_link and j < len(tokens):
                 found = described_value(text, tokens[j][0])  # "the password is my dog's name, Biscuit"
-            if found is not None or not (english and width == 1 and token.lower() in _english_qualifiers()):
+            english_word = english or word in english_phrasal()
+            if found is not None or not (
+                english_word and width == 1 and token.lower() in _english_qualifiers()
+            ):
                 return found
             # an English word's qualifier that another language reads as a link, no value after it: read on
             # ("the passphrase on the offline backup disk is: ...", Finnish's "on")

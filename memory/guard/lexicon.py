@@ -345,6 +345,12 @@ def _english_qualifiers() -> frozenset[str]:
     return frozenset(_lexicon()["en"]["qualifiers"])
 
 
+@functools.cache
+def english_phrasal() -> frozenset[str]:
+    """English's words that name a phrase ("passphrase", "recovery phrase"; ``phrasal``'s English part)."""
+    return frozenset(_lexicon()["en"].get("phrases", []))
+
+
 def glued_qualifier(token: str) -> bool:
     """A word that opens with a preposition glued to it ("לוויפי", "للواي"): a qualifier, as "for the" is."""
     prefixes = _glued_prepositions()

@@ -40,6 +40,8 @@ from memory.guard import guard_redact
         # a passphrase's own word and an English verb, as "password is"
         ("the VPN passphrase is moonlight sonata", "moonlight sonata"),
         ("the passphrase is purple walrus sings at dawn", "purple walrus sings at dawn"),
+        # an English qualifier that another language reads as a link ("on", Finnish's "is"), after a phrase's word
+        ("the passphrase on the offline backup key is: purple walrus sings at dawn", "purple walrus"),
         # words of another script joined by underscores after a link
         ("كلمة المرور للراوتر: قهوة_بالهيل", "قهوة_بالهيل"),
         ("סיסמה לנאס: כלב_ים_כחול", "כלב_ים_כחול"),
@@ -109,6 +111,7 @@ def test_passwords_are_redacted(text: str, secret: str) -> None:
         "the passphrase is easy to remember for most users",
         "the passphrase is stored in the vault under ops",
         "the passphrase is too short for the policy",
+        "the passphrase on the old laptop is stored in the vault",
         "the passphrase is case sensitive",
         "the recovery phrase is twelve words long",
         "the passphrase is different per environment",
