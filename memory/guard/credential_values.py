@@ -277,8 +277,15 @@ def _passphrase(
         caseless = word == word.lower() == word.upper() and (stops is None or not _CJK_CHAR.search(word))
         # "Lighthouse keeper ...", "... jede do Brna"; German writes its nouns so: "blaue Katze tanzt"
         proper = (i == 0 or named or titled or joined or nouns) and word[1:].islower()
-        if named and i == len(words) - 1 and i >= 3 and _PHRASE_NUMBER.fullmatch(word):
-            break  # a named phrase's last word may be a number: "the quiet ferry leaves at dawn 1999", "... at 3am"
+        if (
+            (named or spoken)
+            and i == len(words) - 1
+            and i >= (3 if named else 2)
+            and _PHRASE_NUMBER.fullmatch(word)
+        ):
+            # a named phrase's last word may be a number: "the quiet ferry leaves at dawn 1999", "... at 3am"; after
+            # an English link too: "password is pancakes and syrup 88", "pw: Purple cactus drinks tea at 9"
+            break
         if not (word.isalpha() and (word.islower() or caseless or proper)):
             return None  # the first word may open a sentence: "Lighthouse keeper sings at dawn"
         word = word.lower()

@@ -40,6 +40,9 @@ from memory.guard import guard_redact
         # a passphrase's own word and an English verb, as "password is"
         ("the VPN passphrase is moonlight sonata", "moonlight sonata"),
         ("the passphrase is purple walrus sings at dawn", "purple walrus sings at dawn"),
+        # a number as a phrase's last word after an English link or a colon
+        ("Bitwarden master pw: Purple cactus drinks tea at 9", "Purple cactus drinks tea at 9"),
+        ("Wifi for the babysitter: password is pancakes and syrup 88, router is behind the TV.", "syrup 88"),
         # an English qualifier that another language reads as a link ("on", Finnish's "is"), after a phrase's word
         ("the passphrase on the offline backup key is: purple walrus sings at dawn", "purple walrus"),
         # words of another script joined by underscores after a link
@@ -112,6 +115,9 @@ def test_passwords_are_redacted(text: str, secret: str) -> None:
         "the passphrase is stored in the vault under ops",
         "the passphrase is too short for the policy",
         "the passphrase on the old laptop is stored in the vault",
+        "the password is due in 30",
+        "the password is valid for 90",
+        "the password is at least 12",
         "the passphrase is case sensitive",
         "the recovery phrase is twelve words long",
         "the passphrase is different per environment",
