@@ -409,7 +409,10 @@ _GOES_ON = re.compile(
     r"[ \t]+(?:and|but|so)[ \t]+(?:i|we|you|he|she|they|it|asked|said|told|wants?|wanted|will|can|should|please"
     r"|then|don't|do|nobody|everyone)\b"
     # or says for how long: "the root password is tiramisu until I set up keys", "... is bluebell for now"
-    r"|[ \t]+(?:until|till|for[ \t]+now|for[ \t]+today|for[ \t]+the[ \t]+(?:week|weekend|day|month)|while)\b",
+    r"|[ \t]+(?:until|till|for[ \t]+now|for[ \t]+today|for[ \t]+the[ \t]+(?:week|weekend|day|month)|while)\b"
+    # a purpose after "so", an adverb that ends the clause: "... to Ironclad so students can't boot USB", "... is
+    # raspberry still, change it"
+    r"|[ \t]+so[ \t]+(?:that[ \t]+)?[a-z]+|[ \t]+(?:still|now|again|too|anyway|though)[ \t]*(?:$|[.,;!?)])",
     re.IGNORECASE,
 )
 

@@ -40,6 +40,9 @@ from memory.guard import guard_redact
         # a passphrase's own word and an English verb, as "password is"
         ("the VPN passphrase is moonlight sonata", "moonlight sonata"),
         ("the passphrase is purple walrus sings at dawn", "purple walrus sings at dawn"),
+        # a lone word, then a purpose after "so" or an adverb that ends the clause
+        ("Set the BIOS supervisor password to Ironclad so students can't boot USB", "Ironclad"),
+        ("root pw on the old pi is raspberry still, change it when you get a chance", "raspberry"),
         # a number as a phrase's last word after an English link or a colon
         ("Bitwarden master pw: Purple cactus drinks tea at 9", "Purple cactus drinks tea at 9"),
         ("Wifi for the babysitter: password is pancakes and syrup 88, router is behind the TV.", "syrup 88"),
@@ -116,6 +119,9 @@ def test_passwords_are_redacted(text: str, secret: str) -> None:
         "the passphrase is too short for the policy",
         "the passphrase on the old laptop is stored in the vault",
         "the password is due in 30",
+        "the password is expired so please reset it",
+        "the password is changing so be ready",
+        "the password is required still",
         "the password is valid for 90",
         "the password is at least 12",
         "the passphrase is case sensitive",
