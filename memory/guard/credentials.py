@@ -26,11 +26,11 @@ Pure functions, linear regexes; offsets are in the text given.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 from collections.abc import Iterable, Iterator
 
+from .accounts import _DEFAULT_ACCOUNTS, account_values
 from .codes import (
     _HHMM,
     ALARM_WORDS,
@@ -56,7 +56,6 @@ from .credential_values import (
     _cjk_numbered,
     _lettered,
     _passphrase,
-    _policy_shaped,
     described_value,
     find_password_shaped,
     given_before,
@@ -72,6 +71,7 @@ from .lexicon import (
     _CLAUSE_MAX,
     _CLOSE,
     _MAX_GAP_TOKENS,
+    _SINGLE_END,
     _TOKEN,
     _clause_end,
     _clause_start,
@@ -95,7 +95,8 @@ from .lexicon import (
     talk_known,
     word_links,
 )
-from .listed import _KEY_WORDS, _VALUE, _a_network_key, _listed_value, _network_before
+from .listed import _KEY_WORDS, _a_network_key, _listed_value, _network_before
+from .pronouns import antecedents, told
 from .remarks import spelled_values
 from .spans import Found, Vetoed, overlap_test
 from .tables import table_values
@@ -401,7 +402,6 @@ _NATIVE_JOINED = re.compile(r"(?=[^_]*[^\x00-\x7f])[^\W\d_]{2,}(?:_[^\W\d_]{2,})
 
 _ENGLISH_IS = re.compile(r"\b(?:is|was|is now|it's)\s+\Z")
 
-_SINGLE_END = re.compile(r"\s*(?:$|[.,;!?)(，。、；！？（）]|[-–—]\s|\n)")
 # An English clause that goes on after a lone word, another clause's subject or verb after the conjunction:
 # "their Netflix password is marigoldsunday and asked me to ...", "... is bluebell but she changed it"; not a
 # passphrase's words ("pancakes and syrup 88")
@@ -469,10 +469,6 @@ def _signin_values(
         after_account = accounts and text[s:e].lower() in _DEFAULT_ACCOUNTS
 
 
-_DEFAULT_ACCOUNTS = frozenset({"admin", "administrator", "root", "pi", "ubnt", "guest", "sa", "postgres", "ubuntu",
-                               "oracle", "operator", "superuser", "sysadmin"})  # fmt: skip
-
-
 _USER_PASS = re.compile(r"[\w.+-]{2,64}(?:@[\w.-]+)?:([^\s:]{6,64})")  # an account, a colon, its password
 
 
@@ -483,40 +479,6 @@ def _values_before(text: str, word_start: int) -> Iterator[tuple[int, int]]:
         s, e = _trim(text, m.start(), m.end())
         if stronger(text[s:e]):
             yield s, e
-
-
-# "admin / X", "admin/X" (two name characters before a glued slash), "root:X"; blanks read from their run's start
-# only (100 kB of spaces was read again from each of them: 5 s)
-_ACCOUNT_SEPARATOR = re.compile(r"(?<![ \t])[ \t]++/[ \t]*+(?=\S)|(?<=\w\w)/(?=[^\s/])|:(?=[^\s/])")
-
-# The account before it: a plain name ("root", "svc_backup"); "event-bus-api:rc0.15" is a coordinate.
-# An account's name, or its e-mail address ("jim.parr@btinternet.com / Kingfisher7")
-_ACCOUNT = re.compile(
-    r"(?<![\w/:.@-])(?:[a-z_][a-z0-9_]{1,31}(?:[.-][a-z0-9_]{1,31}){0,2}|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4})\Z",
-    re.IGNORECASE,
-)
-
-_DIGITS = re.compile(r"\d{6,32}")  # a password of digits only, after a default account: "admin / 12345678"
-
-_ROLE = re.compile(
-    r".*(?:er|or|ist|ant)\Z"
-)  # "admin / moderator", "admin / developer": a role, not a password
-
-
-def _ends_item(text: str, end: int) -> bool:
-    """Whether a value ends its clause, its line or an item of a list (a comma, a bracket, a dash after it)."""
-    return _SINGLE_END.match(text, end) is not None
-
-
-_MYSQL_P = re.compile(r"\b(?:mysql|mariadb|mysqldump|mysqladmin)\b[^\n]{0,120}?(?<!\S)-p(?=\S)")
-
-
-def _named_account(text: str, account_start: int, word_ends: list[int]) -> bool:
-    """A sign-in or credential word ends in the account's clause, before it ("login: bob / hunter22");
-    ``word_ends`` sorted."""
-    clause = _clause_start(text, account_start)
-    i = bisect.bisect_left(word_ends, clause)
-    return i < len(word_ends) and word_ends[i] <= account_start
 
 
 def find_prose_credentials(text: str) -> list[tuple[int, int]]:
@@ -636,34 +598,16 @@ def find_prose_credentials(text: str) -> list[tuple[int, int]]:
         if relative is not None and relative[1] > relative[0]:
             spans.append((end + relative[0], end + relative[1]))
     signin_words.sort()
-    for m in _ACCOUNT_SEPARATOR.finditer(text):
-        account = _ACCOUNT.search(text, max(0, m.start() - 33), m.start())
-        # the value, read only after an account and at most 129 characters far: a 100 kB base64 blob has a
-        # "/" every ~64 characters, and reading the rest of it at each one was quadratic
-        token = _VALUE.match(text, m.end()) if account else None
-        if account is not None and token is not None and len(token.group()) <= 128:
-            s, e = _trim(text, token.start(), token.end())
-            value = text[s:e]
-            # a default account's: "root / st4g1ng_r00t", "admin/Vd7_h8Xq2b"
-            default = account.group().lower() in _DEFAULT_ACCOUNTS
-            glued = m.group() == "/"
-            shaped = _policy_shaped(value) or (default and stronger(value))
-            if glued and not (account.group().islower() and shaped):
-                continue  # glued: a path ("runbooks/backup.md#restore", "GnuPG/MacGPG2") unless "admin/S0nar!Qube"
-            named = default or _named_account(text, account.start(), signin_words)
-            if stronger(value) or ((not glued or _policy_shaped(value)) and _lettered(value) and named):
-                spans.append((s, e))
-            elif (
-                (default or named)
-                and not glued
-                and (_DIGITS.fullmatch(value) or (_a_name(value) and not _ROLE.match(value)))
-                and _ends_item(text, e)
-            ):
-                spans.append((s, e))  # "admin / 12345678", "pi / raspberry", "root / calvin": a default's
-    for m in _MYSQL_P.finditer(text):
-        token = _TOKEN.match(text, m.end())
-        if token and plausible(text[token.start() : token.end()]):
-            spans.append((token.start(), token.end()))
+    spans.extend(account_values(text, signin_words))
+    for it_start, it_end, phrase, kind in antecedents(text, phrases):  # "Router login changed. It's now X"
+        if kind == "credential":
+            found = _after_word(
+                text, it_end, True, _english_links(), qualifiers, phrase in phrasal(), phrase, it_start
+            )
+        else:
+            found = _numeric_code(text, it_end, _english_links(), "otp" if kind == "code" else _shape(phrase))
+        if found and told(text, *found):
+            spans.append(found)
     spans.extend(keyed_digits(text))
     spans.extend(keyed_codes(text))
     spans.extend(keyed_dials(text))

@@ -492,6 +492,8 @@ def _phrases(text: str) -> Iterator[tuple[int, int, str, str]]:
 
 
 _CLAUSE_MAX = 240  # characters a clause is followed for; keeps a long text without full stops linear
+# Where a value ends: the text's or a line's end, a mark, a bracket, a dash and a space
+_SINGLE_END = re.compile(r"\s*(?:$|[.,;!?)(，。、；！？（）]|[-–—]\s|\n)")
 
 
 def _clause_end(text: str, start: int) -> int:
