@@ -120,7 +120,9 @@ BASELINE = "e0e5461"  # the last commit before issue 19: the guard as it was (ru
 
 
 SESSION_START = "29d045f"  # the guard before session 34's changes to passwords in prose
-LAST_SESSION = "b5b3c02"  # the guard before session 56's changes (a verb before the word: "changed the password to X")
+LAST_SESSION = (
+    "b5b3c02"  # the guard before session 56's changes (a verb before the word: "changed the password to X")
+)
 THIS_SESSION = "78e62d9"  # the guard before session 57's changes (a value told by a pronoun: "it's bluebell")
 
 
