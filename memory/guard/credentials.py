@@ -171,8 +171,10 @@ def _after_word(
         return linked(0, word_end, attached or text[word_end], bare=True)
     if tokens[0][0] == word_end:  # glued to the word: "pwd:hunter22", "密码是X", "pw: x"
         s, e = tokens[0]
-        if text[s:e] in links:
-            return linked(1, e, text[s:e], bare=True)
+        if text[s:e] in links:  # "password's now X", "it's now X": the link may go on
+            width = max(1, _link_at(text, tokens, 0, links))
+            link = " ".join(text[a:b] for a, b in tokens[:width]).lower()
+            return linked(width, tokens[width - 1][1], link, bare=True)
         glued = _glued_link(links).match(text, s, e - 1)
         if glued is None:
             return None

@@ -2,7 +2,7 @@
 
     <word> ... (the same paragraph, at most ``_REACH`` characters) ... it's | it is | it was <value>
 
-    "Router login changed. It's now autumn.leaves.falling with the dots"
+    "The password for the shared drive changed again. It's now octopusink."
     "The alarm company will ask for the account password before they cancel a callout — it's bluebell."
     "— Is the door code still the same? — No, they changed it Monday. It's 4471 now"
 
@@ -56,8 +56,8 @@ _CALENDAR = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "
 
 
 def told(text: str, start: int, end: int) -> bool:
-    """Whether the value read after the pronoun at ``start``-``end`` is one: it ends its clause, or "now", "then"
-    or "still" follow it ("it's tb-04 in the lab rack" names a machine); no day's or month's name; no participle
+    """Whether the value read after the pronoun at ``start``-``end`` is one: it ends its clause, or "now", "then",
+    "still", "again" or "too" follow it ("it's tb-04 in the lab rack" names a machine); no day's or month's name; no participle
     or adjective first ("how it is applied in everyday technology": what is said of the word)."""
     value = text[start:end]
     if not (_SINGLE_END.match(text, end) or _AFTER.match(text, end)):

@@ -8,8 +8,8 @@ People say how to type what they have just written: its case, its spaces, its ac
 the one to five words between the first link or sign after the last password's, code's or key's word of the
 clause and the comma, bracket or dash before the remark (after a link inside them, when what follows it is no
 talk: "senha do wi-fi da casa da praia é conchinha do mar, sem acento"); none of it talk ("the password is
-simple, all lowercase letters"), none of it words that point elsewhere ("the one on the sticker, no spaces"), nor what it is made of ("the company
-name, all lowercase").
+simple, all lowercase letters"), none of it words that point elsewhere ("the one on the sticker, no spaces"), nor
+what it is made of ("the company name, all lowercase").
 A sign-in word's value is an account as often ("the login is jsmith, all lowercase") and is not read here. A device's
 or a service's word (the tagger's things: "For the lab iPad it's just pelican, all lowercase", "Disney+ : bluefalcon
 (all lowercase)") stands for the password's word where no other is in reach, unless its clause holds a sign-in word,
