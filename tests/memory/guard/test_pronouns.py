@@ -23,6 +23,8 @@ from memory.guard import guard_redact
             "changed it, it's taxyear2324",
             "taxyear2324",
         ),
+        ("The password for the shared drive changed again. It's now octopusink.", "octopusink"),
+        ("The password's now octopusink.", "octopusink"),
         (
             "the shared drive asks for a passphrase. it's correct horse battery staple, the classic",
             "horse battery",
