@@ -150,6 +150,11 @@ def phone_shaped(value: str) -> bool:
     )
 
 
+_COPULAS = frozenset(
+    {"is", "was", "are", "were"}
+)  # English's own, not another language's ("on" is Finnish's "is")
+
+
 def _numeric_value(
     text: str, word_end: int, links: frozenset[str], shape: str, lock_links: bool
 ) -> tuple[int, int] | None:
@@ -159,8 +164,10 @@ def _numeric_value(
         return word_end + m.start(1), word_end + m.end(1)
     end = _clause_end(text, word_end)
     tokens = _tokens(text, word_end, end + 1 if end < len(text) else end, _MAX_GAP_TOKENS + 4)
+    said = False  # "is" came first, its value no code: "PIN reset for the branch is scheduled: 2025"
     for i in range(len(tokens) - 1):
-        width = _link_at(text, tokens, i, links) or int(text[tokens[i][1] - 1] == ":")
+        linked = _link_at(text, tokens, i, links)
+        width = linked or int(text[tokens[i][1] - 1] == ":" and not said)
         lock = not width and lock_links and _locks().fullmatch(_lower(text[slice(*_trim(text, *tokens[i]))]))
         if lock and i + 1 < len(tokens):  # the value right after the lock, else read on: "porten er 5531"
             value = _SHAPES[shape].match(text, _trim(text, *tokens[i + 1])[0], end)
@@ -175,6 +182,7 @@ def _numeric_value(
             groups = _GROUPS.match(text, s, end) if shape == "digits" else None
             if groups is not None and not _a_date(groups.group()):  # "safe code (server room): 59-71-08"
                 return groups.span()
+            said = said or (linked == 1 and _lower(text[slice(*tokens[i])]) in _COPULAS)
     return None
 
 

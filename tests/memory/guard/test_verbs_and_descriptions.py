@@ -65,6 +65,9 @@ from memory.guard import guard_redact
             "card, written here so I stop asking Anita: 58 31 90.",
             "58 31 90",
         ),
+        # a colon after a word of another language's link ("on" is Finnish's "is"); a year as a gate's PIN
+        ("Verification code for WhatsApp on the new phone: 318-447", "318-447"),
+        ("PIN for the gate: 1956", "1956"),
         # a meeting's passcode reads in threes, not as a telephone's number
         ("Zoom passcode for the board call on Monday (Maria sent it): 884 216 793", "884 216 793"),
         (
@@ -135,6 +138,8 @@ def test_passwords_are_redacted(text: str, secret: str) -> None:
         "wifi password doesn't work on the 3rd floor, I think the AP is dead, MAC 3C:52:82:1A:7F:09",
         "Alarm code reminder for the new tenants, see the welcome pack: page 4.",
         "Alarm code problems out of hours, the monitoring line: 0800 123 4567",
+        # "is" said what it is first; a year after the colon says when
+        "PIN reset for the whole branch is scheduled: 2025.",
         # a telephone's number as one token after a code's word and its clause (the rules and the tagger alike)
         "Door code problems out of hours, ring the monitoring line: 312-555-0147.",
         "配送の追跡番号は 4829-1173-0065 です。再配達の受付に暗証番号は不要です。",
