@@ -19,7 +19,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from .credentials import PRIORITY, RULE
-from .lexicon import _KINDS, _lexicon, _said_of_passwords, _stopwords, every_stopword, word_automaton
+from .lexicon import (
+    _KINDS,
+    CALENDAR_WORDS,
+    _lexicon,
+    _said_of_passwords,
+    _stopwords,
+    every_stopword,
+    word_automaton,
+)
 from .spans import Found, Vetoed, overlap_test
 
 # Between the question's words and its answer: an aside, a colon, a dash, or "answer is".
@@ -47,12 +55,8 @@ _TALK = frozenset(
         "see", "ask", "check", "call", "reset", "changed", "updated", "forgot", "forgotten", "unknown", "none",
         "n/a", "tbd", "what", "which", "who", "where", "when", "why", "how", "same", "in", "on", "stored", "saved",
         "set", "needed", "required", "pending", "done", "i", "we", "you", "he", "she", "they", "it",
-        # a day or a month answers a question of when, not a security question ("the 'first day' question: Monday")
-        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "tomorrow",
-        "yesterday", "january", "february", "march", "april", "june", "july", "august", "september", "october",
-        "november", "december",
     }
-)  # fmt: skip
+) | CALENDAR_WORDS  # fmt: skip  # a day or a month answers a question of when ("the 'first day' question: Monday")
 
 
 # An answer ends its clause: punctuation, a closing quote, a dash, an aside or the line's end.

@@ -492,6 +492,12 @@ def _phrases(text: str) -> Iterator[tuple[int, int, str, str]]:
 
 
 _CLAUSE_MAX = 240  # characters a clause is followed for; keeps a long text without full stops linear
+# A day's or a month's name, and today, tomorrow, yesterday: when, not what (a security question's answer, a value
+# told by a pronoun). "May" is left out: it is English's modal verb as often.
+CALENDAR_WORDS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today",
+                            "tomorrow", "yesterday", "january", "february", "march", "april", "june", "july",
+                            "august", "september", "october", "november", "december"})  # fmt: skip
+
 # Where a value ends: the text's or a line's end, a mark, a bracket, a dash and a space
 _SINGLE_END = re.compile(r"\s*(?:$|[.,;!?)(，。、；！？（）]|[-–—]\s|\n)")
 

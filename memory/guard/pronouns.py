@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 
 from .credential_values import _DESCRIBING
-from .lexicon import _SINGLE_END, _stopwords
+from .lexicon import _SINGLE_END, CALENDAR_WORDS, _stopwords
 
 _IT = re.compile(r"(?<![\w'’])it(?=['’]s\b|\s+is\b|\s+was\b)", re.IGNORECASE)
 _REACH = 200  # characters between the word's end and the pronoun
@@ -49,10 +49,8 @@ def antecedents(text: str, phrases: list[tuple[int, int, str, str]]) -> Iterator
 
 
 _AFTER = re.compile(r"[ \t]+(?:now|then|still|again|too)\b", re.IGNORECASE)
-# A day's or a month's name is when, not what: "I reset the password. It was Monday."
-_CALENDAR = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today",
-                       "yesterday", "tomorrow", "january", "february", "march", "april", "may", "june", "july",
-                       "august", "september", "october", "november", "december", "weekend"})  # fmt: skip
+# A day's or a month's name is when, not what: "I reset the password. It was Monday." ("may" too: no modal here)
+_CALENDAR = CALENDAR_WORDS | {"may", "weekend"}
 
 
 def told(text: str, start: int, end: int) -> bool:
